@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# apex-dkms: entry points. Each target calls the script or sub-make that owns
+# the work; `make help` lists them.
+
+KDIR   ?= /lib/modules/$(shell uname -r)/build
+SUITE  ?= bookworm
+SUITES ?= bullseye bookworm trixie trixie-backports forky
+
+# forky and sid are published with short-lived Release files that the mirror
+# here lets expire; accepting them is a deliberate, documented choice.
+export APEX_ALLOW_EXPIRED ?= 1
+
+.PHONY: all modules clean help host-deps deb rpm package-check unit \
+	guest-tests compile-matrix vmtest vmtest-matrix demo bench check
+
+all: modules
+
+help:
+	@echo "make demo            build the package, boot a guest with the emulated Apex, install it, show it working"
+	@echo "make check           every test: unit, packaging, compile matrix, guests of every suite"
+	@echo "make modules         build gasket.ko and apex.ko for KDIR (default: running kernel)"
+	@echo "make deb | rpm       build the apex-dkms package into build/deb or build/rpm"
+	@echo "make package-check   lintian, rpmlint and package content checks"
+	@echo "make unit            apexsim model and protocol unit tests"
+	@echo "make compile-matrix  W=1 builds against every Debian kernel (SUITES=...)"
+	@echo "make vmtest          one guest run (SUITE=$(SUITE))"
+	@echo "make vmtest-matrix   guest runs of every suite (SUITES=...)"
+	@echo "make bench           benchmarks in a guest, numbers under results/bench"
+
+modules:
+	$(MAKE) -C src KDIR=$(KDIR)
+
+clean:
+	-$(MAKE) -C src clean
+	-$(MAKE) -C vmtest/apexsim clean
+	rm -rf build
+
+host-deps:
+	tests/host-deps.sh
+
+deb:
+	tests/build-deb.sh
+
+rpm:
+	tests/build-rpm.sh
+
+package-check: deb rpm
+	tests/packaging-check.sh
+
+unit:
+	$(MAKE) -C vmtest/apexsim test
+
+guest-tests:
+	$(MAKE) -C vmtest/guest
+
+compile-matrix:
+	tests/compile-matrix.sh $(SUITES)
+
+vmtest:
+	vmtest/run-suite.sh $(SUITE)
+
+vmtest-matrix:
+	vmtest/run-matrix.sh $(SUITES)
+
+demo: host-deps
+	vmtest/demo.sh
+
+bench: host-deps
+	vmtest/bench.sh
+
+check:
+	tests/check.sh

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Shared helpers for the vmtest and compile-matrix scripts (sourced, not run).
+#
+# Environment that every script honours:
+#   APEX_CACHE           cache root (default: $XDG_CACHE_HOME or ~/.cache, + /apex-dkms)
+#   APEX_MIRROR          Debian mirror URL (default: the host's apt configuration)
+#   APEX_ALLOW_EXPIRED   1 = accept Release files past their Valid-Until date
+
+apex_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+apex_cache=${APEX_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/apex-dkms}
+apex_t0=${apex_t0:-$(date +%s)}
+
+apex_die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+# apex_stage TEXT: one progress line with the seconds since the script started.
+apex_stage() {
+	printf '[%4ds] %s\n' "$(( $(date +%s) - apex_t0 ))" "$*" >&2
+}
+
+# apex_need CMD PACKAGE: fail with the package that provides a missing command.
+apex_need() {
+	command -v "$1" >/dev/null 2>&1 ||
+		apex_die "'$1' not found: install it with 'apt-get install $2' (or run 'make host-deps')"
+}
+
+# apex_mirror: the Debian archive URL, from APEX_MIRROR or the host's apt sources.
+apex_mirror() {
+	if [ -n "${APEX_MIRROR:-}" ]; then
+		printf '%s\n' "${APEX_MIRROR%/}"
+		return
+	fi
+	local url
+	url=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
+		awk '$2 !~ /security/ && $1 ~ /debian\/?$/ { print $1; exit }')
+	if [ -z "$url" ]; then
+		url=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+			awk '$1 == "deb" && $3 !~ /security/ && $2 ~ /debian\/?$/ { print $2; exit }')
+	fi
+	if [ -z "$url" ]; then
+		url=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+			awk '/^URIs:/ && $2 !~ /security/ && $2 ~ /debian\/?$/ { print $2; exit }')
+	fi
+	[ -n "$url" ] || apex_die "no Debian mirror in the host's apt configuration; set APEX_MIRROR=URL"
+	printf '%s\n' "${url%/}"
+}
+
+# apex_apt_opts: extra mmdebstrap options (expired Release files, if allowed).
+apex_apt_opts() {
+	if [ "${APEX_ALLOW_EXPIRED:-0}" = 1 ]; then
+		printf '%s\n' '--aptopt=Acquire::Check-Valid-Until "false"'
+	fi
+}
+
+# apex_hash FILE...: short hash of a recipe, for cache keys.
+apex_hash() {
+	cat "$@" | sha256sum | cut -c1-12
+}

@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# build-testdisk.sh OUT.img DEB_DIR GUEST_DIR: the APEXTEST disk a guest mounts
+# read-only at /mnt/apextest:
+#   repo/   the .deb files of DEB_DIR with a Packages index (a flat apt repo)
+#   tests/  a copy of GUEST_DIR (stage1, stage2 and the test programs)
+set -euo pipefail
+source "$(dirname "$0")/../lib/common.sh"
+
+[ $# -eq 3 ] || apex_die "usage: $0 OUT.img DEB_DIR GUEST_DIR"
+out=$1 deb_dir=$2 guest_dir=$3
+apex_need dpkg-scanpackages dpkg-dev
+apex_need mkfs.ext4 e2fsprogs
+
+debs=("$deb_dir"/*.deb)
+[ -e "${debs[0]}" ] || apex_die "no .deb in $deb_dir: build it with 'make deb'"
+[ -x "$guest_dir/stage1" ] && [ -x "$guest_dir/stage2" ] ||
+	apex_die "no stage1/stage2 in $guest_dir: build them with 'make guest-tests'"
+
+tree=$(mktemp -d)
+trap 'rm -rf "$tree"' EXIT
+mkdir "$tree/repo"
+cp "${debs[@]}" "$tree/repo/"
+(cd "$tree/repo" && dpkg-scanpackages --multiversion . >Packages 2>/dev/null)
+cp -a "$guest_dir" "$tree/tests"
+
+size_mib=$(( $(du -s --block-size=1M "$tree" | cut -f1) + 32 ))
+rm -f "$out"
+mkfs.ext4 -q -F -L APEXTEST -d "$tree" "$out" "${size_mib}M" >/dev/null

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# mmdebstrap customize hook (vmtest/mkroot runs it): make a suite root bootable
+# as an offline QEMU guest. Usage: customize.sh ROOT
+#
+# The guest gets everything from its image and from the APEXTEST disk: no
+# network, no apt sources of its own, cloud-init reading only the NoCloud seed.
+set -euo pipefail
+
+root=${1:?usage: customize.sh ROOT}
+
+# The base image is attached as /dev/vda with filesystem label "root".
+cat >"$root/etc/fstab" <<'EOF'
+LABEL=root	/	ext4	rw,errors=remount-ro	0	1
+EOF
+echo apex-guest >"$root/etc/hostname"
+printf '127.0.0.1\tlocalhost\n127.0.1.1\tapex-guest\n' >"$root/etc/hosts"
+mkdir -p "$root/mnt/apextest"
+
+# Only the test disk's local repository may be an apt source (the seed adds
+# it); the mirror used to build the root is unreachable from the guest.
+rm -f "$root/etc/apt/sources.list.d/"*
+echo '# vmtest guest: the seed adds the APEXTEST repository' >"$root/etc/apt/sources.list"
+
+# cloud-init: the NoCloud seed only, no network configuration, and keep the
+# sources list above instead of writing the distribution's mirror into it.
+mkdir -p "$root/etc/cloud/cloud.cfg.d"
+cat >"$root/etc/cloud/cloud.cfg.d/90-apex-vmtest.cfg" <<'EOF'
+datasource_list: [ NoCloud, None ]
+network: {config: disabled}
+apt_preserve_sources_list: true
+apt:
+  preserve_sources_list: true
+EOF
+
+# Nothing may wait for a network that never comes or wake up mid-test:
+# network-online waiters, and the periodic jobs that would compete for the
+# two emulated CPUs.
+for unit in systemd-networkd-wait-online.service NetworkManager-wait-online.service \
+	ifupdown-wait-online.service apt-daily.timer apt-daily-upgrade.timer \
+	man-db.timer e2scrub_all.timer fstrim.timer logrotate.timer \
+	dpkg-db-backup.timer systemd-timesyncd.service; do
+	ln -sf /dev/null "$root/etc/systemd/system/$unit"
+done
+
+# A login prompt on the serial console (the kernel gets console=ttyS0).
+mkdir -p "$root/etc/systemd/system/getty.target.wants"
+ln -sf /lib/systemd/system/serial-getty@.service \
+	"$root/etc/systemd/system/getty.target.wants/serial-getty@ttyS0.service"
+
+# Results and control ports: the vport devices get their
+# /dev/virtio-ports/NAME links from udev's default rules; load
+# virtio_console early so they exist when cloud-init's scripts run.
+echo virtio_console >"$root/etc/modules-load.d/apex-vmtest.conf"

@@ -58,3 +58,20 @@ apex_apt_opts() {
 apex_hash() {
 	cat "$@" | sha256sum | cut -c1-12
 }
+
+# apex_copy_tree DEST: copy the source tree into DEST without build output or
+# anything git ignores (tracked and new files of a checkout; else all but
+# build/, results/ and VCS data), so package builds leave the tree untouched.
+apex_copy_tree() {
+	mkdir -p "$1"
+	if git -C "$apex_top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		local f
+		while IFS= read -r -d '' f; do
+			if [ -e "$apex_top/$f" ]; then printf '%s\0' "$f"; fi
+		done < <(git -C "$apex_top" ls-files -z --cached --others --exclude-standard) |
+			tar -C "$apex_top" --null -T - -cf - | tar -C "$1" -xf -
+	else
+		tar -C "$apex_top" --exclude=./build --exclude=./results --exclude-vcs -cf - . |
+			tar -C "$1" -xf -
+	fi
+}

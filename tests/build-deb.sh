@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# make deb: build apex-dkms_<version>_all.deb from a clean copy of the tree
+# (the work tree stays untouched) into a flat apt repository:
+#   OUTDIR/apex-dkms_<version>_all.deb  OUTDIR/Packages
+# Usable as `deb [trusted=yes] file:OUTDIR ./`.
+#
+#   tests/build-deb.sh [--version VERSION] [--outdir DIR]
+#     --version  build under another version (e.g. 1.0.0+upgradetest for
+#                upgrade tests): a changelog entry is added to the copy only
+#     --outdir   default build/deb; its previous contents are replaced
+set -euo pipefail
+
+source "$(dirname "$0")/../vmtest/lib/common.sh"
+top=$apex_top
+
+version=
+outdir=$top/build/deb
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--version) version=${2:?--version needs a value}; shift 2 ;;
+	--outdir) outdir=${2:?--outdir needs a directory}; shift 2 ;;
+	*) apex_die "usage: $0 [--version VERSION] [--outdir DIR]" ;;
+	esac
+done
+
+apex_need dpkg-buildpackage dpkg-dev
+apex_need dpkg-scanpackages dpkg-dev
+apex_need dh debhelper
+apex_need dh_dkms dh-dkms
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+apex_stage "deb: copying the tree"
+apex_copy_tree "$work/apex-dkms"
+cd "$work/apex-dkms"
+if [ -n "$version" ]; then
+	maint=$(dpkg-parsechangelog -S Maintainer)
+	dist=$(dpkg-parsechangelog -S Distribution)
+	{
+		printf 'apex-dkms (%s) %s; urgency=medium\n\n' "$version" "$dist"
+		printf '  * Rebuild of %s under another version.\n\n' "$(dpkg-parsechangelog -S Version)"
+		printf ' -- %s  %s\n\n' "$maint" "$(date -R)"
+		cat debian/changelog
+	} >debian/changelog.new
+	mv debian/changelog.new debian/changelog
+fi
+version=$(dpkg-parsechangelog -S Version)
+
+apex_stage "deb: dpkg-buildpackage -us -uc -b (apex-dkms $version)"
+log=$work/build.log
+if ! dpkg-buildpackage -us -uc -b >"$log" 2>&1; then
+	tail -n 40 "$log" >&2
+	apex_die "dpkg-buildpackage failed (last 40 lines above)"
+fi
+
+deb=apex-dkms_${version}_all.deb
+[ -f "$work/$deb" ] || apex_die "dpkg-buildpackage did not produce $deb"
+rm -rf "$outdir"
+mkdir -p "$outdir"
+cp "$work/$deb" "$outdir/"
+(cd "$outdir" && dpkg-scanpackages --multiversion . /dev/null >Packages 2>/dev/null)
+grep -q "^Package: apex-dkms$" "$outdir/Packages" ||
+	apex_die "dpkg-scanpackages wrote no entry for $deb"
+apex_stage "deb: $outdir/$deb"

@@ -1,0 +1,334 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# make package-check: lintian, rpmlint and content checks of the packages that
+# `make deb` and `make rpm` built, plus the packaging sources they come from.
+# Each check prints "PASS name" or "FAIL name: why"; the last line is
+# "N passed, N failed" and the exit status is non-zero if anything failed.
+set -euo pipefail
+
+source "$(dirname "$0")/../vmtest/lib/common.sh"
+top=$apex_top
+cd "$top"
+
+apex_need dpkg-deb dpkg-dev
+apex_need dpkg-parsechangelog dpkg-dev
+apex_need lintian lintian
+apex_need rpm rpm
+apex_need rpm2cpio rpm
+apex_need cpio cpio
+apex_need rpmlint rpmlint
+
+version=$(dpkg-parsechangelog -S Version)
+deb=build/deb/apex-dkms_${version}_all.deb
+rpmfile=build/rpm/apex-dkms-${version}-1.noarch.rpm
+srcdir=usr/src/apex-$version
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+passed=0
+failed=0
+# check NAME FUNCTION: run FUNCTION; it prints why it failed and returns 1.
+check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		echo "PASS $name"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $name: ${out:-failed}" | sed '2,$s/^/    /'
+		failed=$((failed + 1))
+	fi
+}
+
+# --- what the packages must contain, from the tree ------------------------
+
+# The clean copy the packages were built from: src/ as shipped.
+apex_copy_tree "$work/tree"
+
+# Relative paths of every file under DIR, sorted.
+files_under() {
+	(cd "$1" && find . -type f -printf '%P\n' | LC_ALL=C sort)
+}
+
+# --- the .deb ---------------------------------------------------------------
+
+if [ -f "$deb" ]; then
+	dpkg-deb -x "$deb" "$work/deb"
+	dpkg-deb -e "$deb" "$work/deb-ctl"
+fi
+
+deb_built() {
+	[ -f "$deb" ] || { echo "$deb is missing: run 'make deb'"; return 1; }
+	grep -qx "Filename: ./$(basename "$deb")" build/deb/Packages ||
+		{ echo "build/deb/Packages does not list $(basename "$deb")"; return 1; }
+	local sum
+	sum=$(sha256sum "$deb" | cut -d' ' -f1)
+	grep -qx "SHA256: $sum" build/deb/Packages ||
+		{ echo "build/deb/Packages has a stale checksum for $(basename "$deb")"; return 1; }
+}
+
+deb_lintian() {
+	[ -f "$deb" ] || { echo "no .deb"; return 1; }
+	# Errors and warnings fail; overrides (none today) must say why in debian/.
+	local out rc=0
+	out=$(lintian --fail-on error,warning --display-info --show-overrides "$deb" 2>&1) || rc=$?
+	grep -v '^running with root privileges' <<<"$out" || true
+	return $rc
+}
+
+deb_control() {
+	local f=$work/deb-ctl/control
+	[ -f "$f" ] || { echo "no control file"; return 1; }
+	grep -qx 'Architecture: all' "$f" || { echo "not Architecture: all"; return 1; }
+	grep -q '^Depends:.*\bdkms\b' "$f" || { echo "Depends lacks dkms"; return 1; }
+	grep -q '^Depends:.*systemd' "$f" || { echo "Depends lacks a systemd-sysusers provider"; return 1; }
+	[ ! -e "$work/deb-ctl/conffiles" ] ||
+		{ echo "has conffiles (nothing may be installed under /etc):"; cat "$work/deb-ctl/conffiles"; return 1; }
+}
+
+# dkms.conf as installed: version filled in, both modules, no deprecated keys.
+dkms_conf_ok() {
+	local f=$1
+	[ -f "$f" ] || { echo "$f is missing"; return 1; }
+	grep -qx 'PACKAGE_NAME="apex"' "$f" || { echo "PACKAGE_NAME is not \"apex\""; return 1; }
+	grep -qx "PACKAGE_VERSION=\"$version\"" "$f" ||
+		{ echo "PACKAGE_VERSION is not \"$version\" (debian/changelog)"; return 1; }
+	grep -qx 'BUILT_MODULE_NAME\[0\]="gasket"' "$f" || { echo "module 0 is not gasket"; return 1; }
+	grep -qx 'BUILT_MODULE_NAME\[1\]="apex"' "$f" || { echo "module 1 is not apex"; return 1; }
+	grep -qx 'AUTOINSTALL="yes"' "$f" || { echo "AUTOINSTALL is not yes"; return 1; }
+	grep -q '^MAKE\[0\]="make ' "$f" ||
+		{ echo "MAKE[0] must start with make (dkms adds -jN KERNELRELEASE= after it)"; return 1; }
+	if grep -nE '^[[:space:]]*(REMAKE_INITRD|CLEAN|MODULES_CONF[A-Z_]*)(\[[0-9]+\])?=' "$f"; then
+		echo "deprecated dkms directives above"
+		return 1
+	fi
+}
+
+deb_dkms_conf() {
+	dkms_conf_ok "$work/deb/$srcdir/dkms.conf"
+}
+
+# The regular expression must refuse < 5.10 and accept everything we test.
+dkms_kernel_floor() {
+	local re k bad=0
+	re=$(kernel_source_dir=/nonexistent bash -c \
+		'. "$1" >/dev/null 2>&1; printf %s "$BUILD_EXCLUSIVE_KERNEL"' sh "$work/tree/dkms.conf")
+	[ -n "$re" ] || { echo "dkms.conf sets no BUILD_EXCLUSIVE_KERNEL"; return 1; }
+	for k in 5.10.0-28-amd64 5.15.0 6.1.0-18-amd64 6.12.9+bpo-amd64 7.2.0-1-amd64 7.3.0-1-amd64 10.1.0; do
+		[[ $k =~ $re ]] || { echo "refuses supported kernel $k"; bad=1; }
+	done
+	for k in 3.16.0-6-amd64 4.19.0-20-amd64 5.4.0 5.9.16; do
+		[[ ! $k =~ $re ]] || { echo "accepts unsupported kernel $k"; bad=1; }
+	done
+	return $bad
+}
+
+# Every file of src/ is shipped unchanged, and nothing else but dkms.conf.
+sources_shipped() {
+	local root=$1 diffs
+	[ -d "$root" ] || { echo "$root is missing"; return 1; }
+	diffs=$(diff <( (files_under "$work/tree/src"; echo dkms.conf) | LC_ALL=C sort) \
+		<(files_under "$root") | grep '^[<>]' || true)
+	[ -z "$diffs" ] || { echo "file lists differ (< src/, > package):"; echo "$diffs"; return 1; }
+	local f
+	while IFS= read -r f; do
+		cmp -s "$work/tree/src/$f" "$root/$f" || { echo "$f differs from src/$f"; return 1; }
+	done < <(files_under "$work/tree/src")
+}
+
+deb_sources() {
+	sources_shipped "$work/deb/$srcdir"
+}
+
+# Same bytes as the tree's copy.
+same_file() {
+	[ -f "$2" ] || { echo "$2 is missing"; return 1; }
+	cmp -s "$1" "$2" || { echo "$2 differs from $1"; return 1; }
+}
+
+deb_udev() {
+	same_file "$work/tree/udev/60-apex.rules" "$work/deb/lib/udev/rules.d/60-apex.rules"
+}
+
+deb_modprobe() {
+	same_file "$work/tree/modprobe.d/apex.conf" "$work/deb/lib/modprobe.d/apex.conf"
+}
+
+sysusers_ok() {
+	[ -f "$1" ] || { echo "$1 is missing"; return 1; }
+	grep -qE '^g[[:space:]]+apex[[:space:]]' "$1" || { echo "$1 does not create group apex"; return 1; }
+}
+
+deb_sysusers() {
+	local p=$work/deb-ctl/postinst
+	sysusers_ok "$work/deb/usr/lib/sysusers.d/apex-dkms.conf" || return 1
+	grep -q 'systemd-sysusers .*apex-dkms.conf' "$p" || { echo "postinst does not run systemd-sysusers"; return 1; }
+	# The group must exist before dkms builds and udev applies the rule.
+	[ "$(grep -n 'systemd-sysusers' "$p" | head -n1 | cut -d: -f1)" -lt \
+		"$(grep -n 'common.postinst' "$p" | head -n1 | cut -d: -f1)" ] ||
+		{ echo "postinst creates the group after the dkms build"; return 1; }
+}
+
+deb_scripts() {
+	local p=$work/deb-ctl
+	grep -q '/usr/lib/dkms/common.postinst' "$p/postinst" || { echo "postinst lacks the dkms build"; return 1; }
+	grep -q 'dkms remove -m $DKMS_NAME -v $DKMS_VERSION --all' "$p/prerm" || { echo "prerm lacks dkms remove"; return 1; }
+	grep -q 'udevadm trigger' "$p/postinst" || { echo "postinst does not trigger udev"; return 1; }
+	local s
+	for s in "$p"/postinst "$p"/prerm "$p"/postrm "$p"/preinst; do
+		[ -f "$s" ] || continue
+		sh -n "$s" || { echo "$(basename "$s"): syntax error"; return 1; }
+	done
+}
+
+deb_paths() {
+	local bad
+	bad=$(cd "$work/deb" && find . ! -type d -printf '%P\n' | grep -vE \
+		"^($srcdir/.+|lib/udev/rules\.d/60-apex\.rules|lib/modprobe\.d/apex\.conf|usr/lib/sysusers\.d/apex-dkms\.conf|usr/share/doc/apex-dkms/(README\.md|changelog\.gz|copyright))$" || true)
+	[ -z "$bad" ] || { echo "unexpected files:"; echo "$bad"; return 1; }
+}
+
+# --- the packaging sources --------------------------------------------------
+
+# module_param names per module: gasket_*.c -> gasket, apex_*.c -> apex.
+params_in_src() {
+	local f mod
+	for f in "$work"/tree/src/*.c; do
+		[ -f "$f" ] || continue
+		case "$(basename "$f")" in
+		gasket_*) mod=gasket ;;
+		apex_*) mod=apex ;;
+		*) continue ;;
+		esac
+		grep -oE 'module_param(_named|_cb|_unsafe)?\([[:space:]]*[A-Za-z0-9_]+' "$f" |
+			sed -E "s/.*\([[:space:]]*/$mod /"
+	done | LC_ALL=C sort -u
+}
+
+params_in_conf() {
+	sed -nE 's/^#options (apex|gasket) ([A-Za-z0-9_]+)=.*/\1 \2/p' "$work/tree/modprobe.d/apex.conf" |
+		LC_ALL=C sort -u
+}
+
+modprobe_documents_params() {
+	local src conf
+	src=$(params_in_src)
+	[ -n "$src" ] || { echo "no module_param in src/*.c (driver not written yet?)"; return 1; }
+	conf=$(params_in_conf)
+	local missing stale
+	missing=$(comm -23 <(echo "$src") <(echo "$conf"))
+	stale=$(comm -13 <(echo "$src") <(echo "$conf"))
+	[ -z "$missing" ] || { echo "parameters in src/ but not in modprobe.d/apex.conf:"; echo "$missing"; }
+	[ -z "$stale" ] || { echo "parameters in modprobe.d/apex.conf but not in src/:"; echo "$stale"; }
+	[ -z "$missing$stale" ]
+}
+
+modprobe_all_commented() {
+	local live
+	live=$(grep -vE '^[[:space:]]*(#|$)' "$work/tree/modprobe.d/apex.conf" || true)
+	[ -z "$live" ] || { echo "active lines (the shipped file must change nothing):"; echo "$live"; return 1; }
+}
+
+# Every MODE= in the rules leaves "other" without access; the group is apex.
+udev_modes() {
+	local f=$work/tree/udev/60-apex.rules modes m
+	modes=$(grep -oE 'MODE[:]?="[0-7]+"' "$f" | grep -oE '[0-7]+' || true)
+	[ -n "$modes" ] || { echo "the rule sets no MODE (udev's default could be wider)"; return 1; }
+	for m in $modes; do
+		[ "${m: -1}" = 0 ] || { echo "MODE=\"$m\" grants access to everyone"; return 1; }
+	done
+	grep -q 'GROUP="apex"' "$f" || { echo "no GROUP=\"apex\""; return 1; }
+	grep -qE 'SUBSYSTEM(==|!=)"apex"' "$f" || { echo "no SUBSYSTEM match on apex"; return 1; }
+	if grep -nE 'MODE[+]?="[^0-7]|TAG\+="uaccess"|OPTIONS.*static_node' "$f"; then
+		echo "symbolic modes, uaccess or static nodes above"
+		return 1
+	fi
+}
+
+# --- the .rpm ---------------------------------------------------------------
+
+if [ -f "$rpmfile" ]; then
+	mkdir -p "$work/rpm"
+	(cd "$work/rpm" && rpm2cpio "$top/$rpmfile" | cpio -idm --quiet)
+fi
+
+rpm_built() {
+	[ -f "$rpmfile" ] || { echo "$rpmfile is missing: run 'make rpm'"; return 1; }
+	local q
+	q=$(rpm -qp --qf '%{NAME} %{VERSION} %{ARCH}\n' "$rpmfile" 2>/dev/null)
+	[ "$q" = "apex-dkms $version noarch" ] || { echo "got '$q', want 'apex-dkms $version noarch'"; return 1; }
+	rpm -qpR "$rpmfile" 2>/dev/null | grep -qx 'dkms' || { echo "does not require dkms"; return 1; }
+}
+
+rpm_lint() {
+	[ -f "$rpmfile" ] || { echo "no .rpm"; return 1; }
+	# rpmlint cannot pass --define: lint a copy of the spec with the version set.
+	mkdir -p "$work/spec"
+	{ echo "%define apex_version $version"; cat rpm/apex-dkms.spec; } >"$work/spec/apex-dkms.spec"
+	# Non-zero exit = errors (warnings alone exit 0).
+	local out rc=0
+	out=$(rpmlint -r rpm/apex-dkms.rpmlintrc "$work/spec/apex-dkms.spec" "$rpmfile" 2>&1) || rc=$?
+	grep -E ': (E|W): |errors,' <<<"$out" || true
+	return $rc
+}
+
+rpm_dkms_conf() {
+	dkms_conf_ok "$work/rpm/$srcdir/dkms.conf" || return 1
+	same_file "$work/deb/$srcdir/dkms.conf" "$work/rpm/$srcdir/dkms.conf"
+}
+
+rpm_sources() {
+	sources_shipped "$work/rpm/$srcdir"
+}
+
+rpm_config_files() {
+	same_file "$work/tree/udev/60-apex.rules" "$work/rpm/usr/lib/udev/rules.d/60-apex.rules" &&
+		same_file "$work/tree/modprobe.d/apex.conf" "$work/rpm/usr/lib/modprobe.d/apex.conf" &&
+		sysusers_ok "$work/rpm/usr/lib/sysusers.d/apex-dkms.conf"
+}
+
+rpm_paths() {
+	local bad
+	bad=$(cd "$work/rpm" && find . ! -type d -printf '%P\n' | grep -vE \
+		"^($srcdir/.+|usr/lib/udev/rules\.d/60-apex\.rules|usr/lib/modprobe\.d/apex\.conf|usr/lib/sysusers\.d/apex-dkms\.conf|usr/share/doc/apex-dkms(-$version)?/README\.md)$" || true)
+	[ -z "$bad" ] || { echo "unexpected files:"; echo "$bad"; return 1; }
+}
+
+rpm_scripts() {
+	local s
+	s=$(rpm -qp --scripts "$rpmfile" 2>/dev/null)
+	grep -q 'getent group apex.*|| groupadd -r apex' <<<"$s" || { echo "%pre does not create group apex"; return 1; }
+	grep -q "dkms add -m apex -v $version" <<<"$s" || { echo "%post lacks dkms add"; return 1; }
+	grep -q "dkms install -m apex -v $version" <<<"$s" || { echo "%post lacks dkms install"; return 1; }
+	# %preun: dkms remove only inside the erase branch.
+	awk '/^preuninstall scriptlet/ { p = 1; next } /scriptlet/ { p = 0 }
+		p && /if \[ "\$1" -eq 0 \]/ { e = 1 } p && /dkms remove/ && e { ok = 1 }
+		p && /dkms remove/ && !e { bad = 1 } END { exit !(ok && !bad) }' <<<"$s" ||
+		{ echo "%preun removes the dkms module outside the \$1 -eq 0 (erase) branch"; return 1; }
+}
+
+check "deb: built, listed in build/deb/Packages" deb_built
+check "deb: lintian (errors and warnings fail)" deb_lintian
+check "deb: control (all, dkms, sysusers; no conffiles)" deb_control
+check "deb: dkms.conf version $version, modules, no deprecated keys" deb_dkms_conf
+check "deb: src/ shipped unchanged in /$srcdir" deb_sources
+check "deb: udev rule /lib/udev/rules.d/60-apex.rules" deb_udev
+check "deb: modprobe file /lib/modprobe.d/apex.conf" deb_modprobe
+check "deb: sysusers.d group apex, created before the dkms build" deb_sysusers
+check "deb: maintainer scripts (dkms, udev trigger, syntax)" deb_scripts
+check "deb: no files outside the expected paths" deb_paths
+check "dkms.conf: refuses kernels before 5.10 only" dkms_kernel_floor
+check "modprobe.d: every module parameter in src/ documented" modprobe_documents_params
+check "modprobe.d: all lines commented out" modprobe_all_commented
+check "udev: group apex, no world-accessible mode" udev_modes
+check "rpm: built, version $version, noarch, requires dkms" rpm_built
+check "rpm: rpmlint (errors fail)" rpm_lint
+check "rpm: dkms.conf identical to the .deb's" rpm_dkms_conf
+check "rpm: src/ shipped unchanged in /$srcdir" rpm_sources
+check "rpm: udev, modprobe.d, sysusers.d files" rpm_config_files
+check "rpm: no files outside the expected paths" rpm_paths
+check "rpm: scriptlets (group, dkms add/install, remove on erase only)" rpm_scripts
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * apex-mmap: the user-mappable parts of the device and nothing else. The
+ * three 4 KiB BAR2 regions (0x40000, 0x44000, 0x48000, at the same offsets
+ * in the file) and, once CONFIG_COHERENT_ALLOCATOR enabled it, the coherent
+ * buffer at file offset 0x1000000 map; every other offset or length,
+ * including the page-table and MSI-X registers, is refused.
+ *
+ *   apex-mmap [DEVICE]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "apexdev.h"
+#include "tap.h"
+#include "te.h"
+
+#define COHERENT_OFFSET 0x1000000UL
+#define COHERENT_SIZE (16 * APEX_PAGE)
+
+static const unsigned long regions[] = { 0x40000, 0x44000, 0x48000 };
+
+/* mmap and unmap again; returns 0 or the positive errno. */
+static int try_map(int fd, unsigned long off, size_t len, int prot)
+{
+	void *p = mmap(NULL, len, prot, MAP_SHARED, fd, (off_t)off);
+
+	if (p == MAP_FAILED)
+		return errno;
+	munmap(p, len);
+	return 0;
+}
+
+static void refused(int fd, unsigned long off, size_t len, const char *what)
+{
+	int err = try_map(fd, off, len, PROT_READ | PROT_WRITE);
+
+	if (!err)
+		tap_why("the mapping was accepted");
+	tap_ok(err != 0, "mmap %s (offset 0x%lx, %zu bytes) is refused (%s)",
+	       what, off, len, errname(err));
+}
+
+static int coherent(int fd, bool enable)
+{
+	struct gasket_coherent_alloc_config_ioctl io = {
+		.page_table_index = 0,
+		.enable = enable,
+		.size = COHERENT_SIZE,
+	};
+
+	return xioctl(fd, GASKET_IOCTL_CONFIG_COHERENT_ALLOCATOR, &io);
+}
+
+static void test_regions(int fd)
+{
+	volatile uint64_t *p;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		p = mmap(NULL, APEX_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 fd, (off_t)regions[i]);
+		if (p == MAP_FAILED) {
+			tap_why("%s", errname(errno));
+			tap_ok(false, "mmap BAR2 region 0x%lx read-write",
+			       regions[i]);
+			continue;
+		}
+		/* The first region is the test engine: prove it is live. */
+		if (i == 0 && p[0] != TE_ID_VALUE)
+			tap_why("TE_ID reads 0x%llx", (unsigned long long)p[0]);
+		tap_ok(i != 0 || p[0] == TE_ID_VALUE,
+		       "mmap BAR2 region 0x%lx read-write%s", regions[i],
+		       i == 0 ? ", the test engine answers" : "");
+		munmap((void *)p, APEX_PAGE);
+	}
+	tap_ok(try_map(fd, regions[1], APEX_PAGE, PROT_READ) == 0,
+	       "mmap BAR2 region 0x%lx read-only", regions[1]);
+
+	refused(fd, 0, APEX_PAGE, "the start of BAR2");
+	refused(fd, 0x41000, APEX_PAGE, "BAR2 between the regions");
+	refused(fd, 0x46000, APEX_PAGE, "the page-table, interrupt and MSI-X registers");
+	refused(fd, 0x50000, APEX_PAGE, "the page table");
+	refused(fd, 0x40000, 2 * APEX_PAGE, "a region plus the page after it");
+	refused(fd, 0x3f000, 2 * APEX_PAGE, "the page before a region plus it");
+	refused(fd, 0, 0x100000, "all of BAR2");
+	refused(fd, 0x100000, APEX_PAGE, "past the end of BAR2");
+}
+
+static void test_coherent(int fd)
+{
+	uint8_t *p;
+	int err;
+
+	refused(fd, COHERENT_OFFSET, APEX_PAGE,
+		"the coherent buffer before it is allocated");
+	err = coherent(fd, true);
+	if (err)
+		tap_why("%s", errname(err));
+	if (!tap_ok(!err, "CONFIG_COHERENT_ALLOCATOR enables %lu KiB",
+		    COHERENT_SIZE / 1024)) {
+		tap_skip_dep("CONFIG_COHERENT_ALLOCATOR", "mmap of the coherent buffer");
+		return;
+	}
+	p = mmap(NULL, COHERENT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 COHERENT_OFFSET);
+	if (p == MAP_FAILED) {
+		tap_why("%s", errname(errno));
+		tap_ok(false, "mmap the coherent buffer");
+	} else {
+		buf_fill(p, COHERENT_SIZE, 51);
+		tap_ok(buf_check(p, COHERENT_SIZE, 51) < 0,
+		       "mmap the coherent buffer (offset 0x%lx, %lu KiB), write and read it back",
+		       COHERENT_OFFSET, COHERENT_SIZE / 1024);
+		munmap(p, COHERENT_SIZE);
+	}
+	refused(fd, COHERENT_OFFSET, 2 * COHERENT_SIZE,
+		"more than the coherent buffer");
+	refused(fd, COHERENT_OFFSET + COHERENT_SIZE, APEX_PAGE,
+		"past the coherent buffer");
+	err = coherent(fd, false);
+	if (err)
+		tap_why("%s", errname(err));
+	tap_ok(!err, "CONFIG_COHERENT_ALLOCATOR disables it");
+	refused(fd, COHERENT_OFFSET, APEX_PAGE,
+		"the coherent buffer after it was freed");
+}
+
+int main(int argc, char **argv)
+{
+	const char *dev;
+	int fd;
+
+	if (argc > 2 || (argc == 2 && argv[1][0] != '/')) {
+		fputs("usage: apex-mmap [DEVICE]\n", stderr);
+		return 2;
+	}
+	dev = apex_dev_path(argc, argv);
+	fd = open(dev, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		tap_why("%s", strerror(errno));
+	if (!tap_ok(fd >= 0, "open %s read-write", dev)) {
+		tap_skip_dep("opening the device", "mmap tests");
+		return tap_done();
+	}
+	test_regions(fd);
+	test_coherent(fd);
+	close(fd);
+	return tap_done();
+}

@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# Shared by the stage scripts (sourced after tap.sh): paths, the chip's
+# control channel, and small checks. Checks print why they fail and return
+# non-zero; they are exported so tap_check can run them under a timeout.
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export LC_ALL=C
+APEX_TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+export APEX_TESTS
+export APEX_DEV=/dev/apex_0
+export APEX_SYSFS=/sys/class/apex/apex_0
+export APEX_PCI_ID=1ac1:089a
+
+# fail TEXT: explain a failed check (on stdout, shown as diagnostics).
+fail() {
+	printf '%s\n' "$*"
+	return 1
+}
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
+# wait_until SECONDS CMD...: poll CMD every 0.2 s until it succeeds.
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+
+# ctl COMMAND...: one request on device 0's apexsim control channel.
+ctl() {
+	"$APEX_TESTS/apex-ctl" -t 10 "$@"
+}
+
+sysattr() {
+	cat "$APEX_SYSFS/$1"
+}
+
+module_loaded() {
+	grep -q "^$1 " /proc/modules
+}
+
+modules_loaded() {
+	module_loaded apex && module_loaded gasket
+}
+
+# The chip's PCI address (DDDD:BB:DD.F).
+chip_addr() {
+	lspci -D -n -d "$APEX_PCI_ID" | awk 'NR == 1 { print $1 }'
+}
+
+node_ok() {
+	[ -c "$APEX_DEV" ] || fail "$APEX_DEV is missing"
+	expect_eq "stat $APEX_DEV" "$(stat -c '%U:%G %a' "$APEX_DEV")" "root:apex 660"
+}
+
+by_path_ok() {
+	local addr link
+	addr=$(chip_addr)
+	[ -n "$addr" ] || fail "no $APEX_PCI_ID in lspci"
+	link=/dev/apex/by-path/pci-$addr
+	[ -L "$link" ] || fail "$link is not a symlink: $(ls -la /dev/apex/ /dev/apex/by-path/ 2>&1)"
+	expect_eq "readlink -f $link" "$(readlink -f "$link")" "$APEX_DEV"
+}
+
+no_world_nodes() {
+	local bad
+	bad=$(find /dev -name 'apex*' -type c -perm /o=rwx)
+	[ -z "$bad" ] || fail "world-accessible: $bad"
+}
+
+lspci_shows_chip() {
+	local line
+	line=$(lspci -nn -d "$APEX_PCI_ID")
+	echo "$line"
+	[[ $line == *"[$APEX_PCI_ID]"* ]] || fail "lspci -nn does not list [$APEX_PCI_ID]"
+}
+
+driver_in_use() {
+	lspci -k -d "$APEX_PCI_ID" | grep -q 'Kernel driver in use: apex' ||
+		fail "lspci -k: $(lspci -k -d "$APEX_PCI_ID")"
+}
+
+# The sysfs attributes of the class device, with the values an idle,
+# freshly probed chip must show.
+sysfs_sane() {
+	local a
+	for a in status node_0_page_table_entries node_0_simple_page_table_entries \
+		node_0_num_mapped_pages interrupt_counts unique_id temp; do
+		[ -r "$APEX_SYSFS/$a" ] || fail "$APEX_SYSFS/$a is missing"
+	done
+	expect_eq status "$(sysattr status)" ALIVE
+	expect_eq node_0_page_table_entries "$(sysattr node_0_page_table_entries)" 8192
+	expect_eq node_0_num_mapped_pages "$(sysattr node_0_num_mapped_pages)" 0
+	[ "$(sysattr node_0_simple_page_table_entries)" -le 8192 ] ||
+		fail "node_0_simple_page_table_entries $(sysattr node_0_simple_page_table_entries)"
+	[ "$(sysattr interrupt_counts | wc -l)" = 13 ] ||
+		fail "interrupt_counts: $(sysattr interrupt_counts)"
+	[[ $(sysattr unique_id) =~ ^[0-9a-f]{32}$ ]] || fail "unique_id '$(sysattr unique_id)'"
+	[[ $(sysattr temp) =~ ^-?[0-9]+$ ]] || fail "temp '$(sysattr temp)'"
+}
+
+# open_as USER MODE EXPECT: open /dev/apex_0 as USER (fresh group list).
+open_as() {
+	runuser -u "$1" -- "$APEX_TESTS/apex-open" "$APEX_DEV" "$2" "$3"
+}
+
+# dmesg_clean: no kernel warning, bug, oops, lockdep or UBSAN report.
+dmesg_clean() {
+	local bad
+	bad=$(dmesg | grep -E 'WARNING:|BUG:|Oops|lockdep|UBSAN|general protection fault|Call Trace' || true)
+	[ -z "$bad" ] || fail "$(dmesg | grep -E -B2 -A20 'WARNING:|BUG:|Oops|lockdep|UBSAN|general protection fault|Call Trace' | head -n 60)"
+}
+
+# reload_modules [PARAM=VALUE...]: unload both modules, load apex (with
+# PARAMs) and wait for udev to create the node again.
+reload_modules() {
+	if module_loaded apex || module_loaded gasket; then
+		modprobe -r apex gasket || fail "modprobe -r apex gasket failed"
+	fi
+	! module_loaded apex || fail "apex still loaded after modprobe -r"
+	! module_loaded gasket || fail "gasket still loaded after modprobe -r"
+	modprobe apex "$@" || fail "modprobe apex $* failed"
+	udevadm settle -t 30 || true
+	wait_until 20 test -c "$APEX_DEV" || fail "$APEX_DEV did not appear after modprobe apex"
+	wait_until 20 node_ok || node_ok
+}
+
+export -f fail expect_eq wait_until ctl sysattr module_loaded modules_loaded \
+	chip_addr node_ok by_path_ok no_world_nodes lspci_shows_chip driver_in_use \
+	sysfs_sane open_as dmesg_clean reload_modules

@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# Package checks for the stage scripts (sourced after lib.sh): what
+# `apt-get install apex-dkms` must leave on the machine and what
+# `apt-get purge` must take away again. The exact paths and values come
+# from the packaging engineer (see vmtest/guest/README.md).
+
+export APEX_UDEV_RULE=/lib/udev/rules.d/60-apex.rules
+export APEX_MODPROBE_CONF=/lib/modprobe.d/apex.conf
+export APEX_SYSUSERS=/usr/lib/sysusers.d/apex-dkms.conf
+
+pkg_version() {
+	dpkg-query -W -f='${Version}' apex-dkms 2>/dev/null
+}
+
+pkg_install() {
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q apex-dkms
+}
+
+pkg_installed() {
+	expect_eq "dpkg status" "$(dpkg-query -W -f='${Status}' apex-dkms)" "install ok installed"
+}
+
+group_is_system() {
+	local gid
+	gid=$(getent group apex | cut -d: -f3) || fail "group apex does not exist"
+	[ -n "$gid" ] && [ "$gid" -lt 1000 ] || fail "group apex has gid '$gid', not a system gid"
+}
+
+dkms_installed() {
+	local v k out
+	v=$(pkg_version) k=$(uname -r)
+	out=$(dkms status -m apex -v "$v" -k "$k" 2>&1)
+	echo "$out"
+	[ "$(grep -c . <<<"$out")" = 1 ] || fail "want one dkms status line"
+	grep -Eq "^apex[/,] ?${v//./\\.}, ${k//./\\.}, x86_64: installed( \(.*\))?$" <<<"$out" ||
+		fail "dkms status does not say installed for $k"
+}
+
+module_files_installed() {
+	local k m n path
+	k=$(uname -r)
+	for m in gasket apex; do
+		n=$(compgen -G "/lib/modules/$k/updates/dkms/$m.ko*" | wc -l)
+		[ "$n" = 1 ] || fail "$n files /lib/modules/$k/updates/dkms/$m.ko*"
+		path=$(modinfo -n "$m") || fail "modinfo -n $m failed"
+		[[ $path == /lib/modules/$k/updates/dkms/$m.ko* ||
+			$path == /usr/lib/modules/$k/updates/dkms/$m.ko* ]] ||
+			fail "modinfo -n $m: $path"
+	done
+}
+
+module_alias_ok() {
+	modinfo -F alias apex | grep -qxF 'pci:v00001AC1d0000089Asv*sd*bc*sc*i*' ||
+		fail "modinfo -F alias apex: $(modinfo -F alias apex)"
+}
+
+# Every parameter has a description (text before its "(type)"), and
+# modinfo lists exactly the parameters the loaded module has.
+params_described() {
+	local m line name desc listed loaded
+	for m in apex gasket; do
+		listed=
+		while IFS= read -r line; do
+			name=${line%%:*}
+			desc=${line#*:}
+			desc=${desc% (*)}
+			desc=${desc%(*)}
+			[ -n "${desc// /}" ] || fail "$m parameter $name has no description"
+			listed+="$name "
+		done < <(modinfo -F parm "$m")
+		[ -n "$listed" ] || fail "modinfo lists no parameters for $m"
+		if [ -d "/sys/module/$m/parameters" ]; then
+			loaded=$(ls "/sys/module/$m/parameters" | tr '\n' ' ')
+			expect_eq "$m parameters (modinfo vs /sys/module)" \
+				"$(tr ' ' '\n' <<<"$listed" | sort | xargs)" "$(tr ' ' '\n' <<<"$loaded" | sort | xargs)"
+		fi
+		echo "$m: $listed"
+	done
+}
+
+# The shipped modprobe.d file documents every parameter, all commented out.
+modprobe_conf_complete() {
+	local m p
+	[ -f "$APEX_MODPROBE_CONF" ] || fail "$APEX_MODPROBE_CONF missing"
+	! modprobe -c | grep -E '^options (apex|gasket) ' ||
+		fail "the shipped configuration sets options"
+	for m in apex gasket; do
+		for p in $(modinfo -F parm "$m" | cut -d: -f1); do
+			grep -q "$p" "$APEX_MODPROBE_CONF" ||
+				fail "$APEX_MODPROBE_CONF does not mention $m parameter $p"
+		done
+	done
+}
+
+pkg_files_ok() {
+	local v files f
+	v=$(pkg_version)
+	files=$(dpkg -L apex-dkms)
+	for f in "/usr/src/apex-$v/dkms.conf" "$APEX_UDEV_RULE" "$APEX_MODPROBE_CONF" "$APEX_SYSUSERS"; do
+		grep -qxF "$f" <<<"$files" || fail "dpkg -L apex-dkms lacks $f"
+		[ -f "$f" ] || fail "$f is not on disk"
+	done
+	grep -q "^PACKAGE_VERSION=\"$v\"" "/usr/src/apex-$v/dkms.conf" ||
+		fail "dkms.conf does not say PACKAGE_VERSION=\"$v\""
+	! grep -q '^/etc/' <<<"$files" || fail "files under /etc: $(grep '^/etc/' <<<"$files")"
+}
+
+# An administrator's /etc/modprobe.d/apex.conf masks the packaged file.
+modprobe_override_ok() {
+	local f=/etc/modprobe.d/apex.conf rc=0
+	[ ! -e "$f" ] || fail "$f exists before the test"
+	echo 'options apex allow_power_save=1' >"$f"
+	modprobe -c | grep -qx 'options apex allow_power_save=1' || rc=1
+	rm -f "$f"
+	[ "$rc" = 0 ] || fail "modprobe -c ignores $f"
+}
+
+pkg_purge() {
+	DEBIAN_FRONTEND=noninteractive apt-get purge -y -q apex-dkms
+}
+
+purged_clean() {
+	local left
+	[ "$(dpkg-query -W -f='${Status}' apex-dkms 2>/dev/null)" != "install ok installed" ] ||
+		fail "apex-dkms is still installed"
+	left=$(compgen -G '/usr/src/apex-*'; compgen -G '/var/lib/dkms/apex';
+		compgen -G '/lib/modules/*/updates/dkms/apex.ko*';
+		compgen -G '/lib/modules/*/updates/dkms/gasket.ko*';
+		compgen -G "$APEX_UDEV_RULE"; compgen -G "$APEX_MODPROBE_CONF";
+		compgen -G "$APEX_SYSUSERS") || true
+	[ -z "$left" ] || fail "left behind: $left"
+	! modinfo apex >/dev/null 2>&1 || fail "modinfo still finds apex: $(modinfo -n apex)"
+	! modinfo gasket >/dev/null 2>&1 || fail "modinfo still finds gasket: $(modinfo -n gasket)"
+}
+
+export -f pkg_version pkg_install pkg_installed group_is_system dkms_installed \
+	module_files_installed module_alias_ok params_described modprobe_conf_complete \
+	pkg_files_ok modprobe_override_ok pkg_purge purged_clean

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# Guest stage 2 (root, from cloud-init, after the reboot): the modules must
+# have autoloaded for the chip, the node must carry the package's
+# permissions, a user in group apex runs the test engine. Then the tunables
+# and thermal checks against the chip's state, the injected faults (last:
+# they may leave the chip dead), and `apt-get purge`. TAP on stdout.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tap.sh
+source "$here/tap.sh"
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+# shellcheck source=pkg.sh
+source "$here/pkg.sh"
+
+tap_diag "stage2 on $(uname -r), up $(cut -d' ' -f1 /proc/uptime) s"
+
+# --- autoload after the reboot (before anything here loads a module) --------
+udevadm settle -t 60 >/dev/null 2>&1 || true
+tap_check "apex and gasket autoloaded at boot" wait_until 30 modules_loaded
+autoloaded=0
+tap_passed && autoloaded=1
+tap_check "lspci -k: kernel driver in use: apex" driver_in_use
+tap_check -v "lspci -nn shows the Coral Edge TPU [$APEX_PCI_ID]" lspci_shows_chip
+have_dev=0
+tap_check "$APEX_DEV exists, root:apex 0660" wait_until 30 node_ok
+tap_passed && have_dev=1
+tap_check "/dev/apex/by-path/ names the chip" by_path_ok
+tap_check "no world-accessible apex node" no_world_nodes
+tap_check "sysfs attributes of apex_0 read sensibly" sysfs_sane
+tap_check "tpuuser (group apex) opens $APEX_DEV read-write" open_as tpuuser rw ok
+tap_check "otheruser gets EACCES opening $APEX_DEV read-write" open_as otheruser rw EACCES
+if [ "$have_dev" = 1 ]; then
+	tap_check -v "tpuuser runs a test-engine round trip (apex-demo)" \
+		runuser -u tpuuser -- "$here/apex-demo" "$APEX_DEV"
+else
+	tap_dep_fail "tpuuser runs a test-engine round trip" "$APEX_DEV exists"
+fi
+[ "$autoloaded" = 1 ] || tap_diag "the rest runs on whatever the boot left"
+
+tap_check "dmesg: no WARNING, BUG, Oops, lockdep, UBSAN or Call Trace" dmesg_clean
+
+# --- removal ---------------------------------------------------------------------
+tap_check -t 600 -v "apt-get purge -y apex-dkms" pkg_purge
+if tap_passed; then
+	tap_check "purge left no module, DKMS tree, udev rule, modprobe.d or sysusers file" purged_clean
+	tap_check "group apex stays after purge (system groups are not removed)" getent group apex
+else
+	tap_dep_fail "purge left nothing behind" "apt-get purge"
+	tap_dep_fail "group apex stays after purge" "apt-get purge"
+fi
+tap_check "dmesg after purge: no WARNING, BUG, Oops, lockdep, UBSAN or Call Trace" dmesg_clean
+tap_end

@@ -1,0 +1,154 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# Host-side checks of the guest test plumbing, runnable anywhere (nothing
+# here opens an apex device or loads a module): the TAP helpers renumber
+# and account correctly, hung steps are cut off, every test program fails
+# cleanly with complete TAP when there is no device, and the control
+# channel client talks the line protocol and times out.
+#
+#   check.sh BUILD_DIR      (make -C vmtest/guest check)
+set -euo pipefail
+build=${1:?usage: check.sh BUILD_DIR}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0 failn=0
+
+result() {
+	if [ "$1" = 0 ]; then
+		pass=$((pass + 1))
+		echo "ok - $2"
+	else
+		failn=$((failn + 1))
+		echo "not ok - $2"
+		[ -z "${3:-}" ] || sed 's/^/#   /' <<<"$3"
+	fi
+}
+
+check() {
+	local name=$1 out rc=0
+	shift
+	out=$("$@" 2>&1) || rc=$?
+	result "$rc" "$name" "$out"
+}
+
+# --- tap.sh ----------------------------------------------------------------
+cat >"$work/stage" <<EOS
+#!/bin/bash
+set -euo pipefail
+source "$build/tap.sh"
+tap_check "passes" true
+tap_check "fails" false
+tap_passed && echo "tap_passed after a failure" >&2
+tap_check -t 1 "hangs" sleep 20
+mine() { echo "from a function"; [ "\$1" = yes ]; }
+export -f mine
+tap_check "function" mine yes
+tap_dep_fail "later" "fails"
+tap_prog good "$here/fake-prog.sh" good
+tap_prog bad "$here/fake-prog.sh" bad
+tap_prog crash "$here/fake-prog.sh" crash
+tap_prog short "$here/fake-prog.sh" short
+tap_prog -t 1 hang "$here/fake-prog.sh" hang
+tap_end
+EOS
+chmod +x "$work/stage"
+rc=0
+SECONDS=0
+"$work/stage" >"$work/out" 2>"$work/err" || rc=$?
+secs=$SECONDS
+grep -v '^#' "$work/out" >"$work/tap"
+cat >"$work/want" <<'EOW'
+ok 1 - passes
+not ok 2 - fails # exit status 1
+not ok 3 - hangs # timed out after 1s
+ok 4 - function
+not ok 5 - later # skipped because fails failed
+ok 6 - good: first
+ok 7 - good: second # SKIP no such thing
+ok 8 - bad: first
+not ok 9 - bad: second # why
+ok 10 - crash: first
+not ok 11 - crash completes # exit status 139
+ok 12 - short: first
+not ok 13 - short completes # planned 3, ran 1
+ok 14 - hang: first
+not ok 15 - hang completes # timed out after 1s
+1..15
+7 passed, 7 failed
+EOW
+check "tap.sh: renumbered stream, results and closing line" diff -u "$work/want" "$work/tap"
+result "$([ "$rc" = 1 ] && echo 0 || echo 1)" "tap.sh: tap_end exits 1 when a test failed" "exit $rc"
+result "$(grep -q 'tap_passed after a failure' "$work/err" && echo 1 || echo 0)" "tap.sh: tap_passed is false after a failure"
+result "$([ "$secs" -lt 25 ] && echo 0 || echo 1)" "tap.sh: hung steps are cut off (${secs}s)"
+check "tap.sh: stray program output becomes a diagnostic" grep -qx '# stray output' "$work/out"
+check "tap.sh: a passing stage exits 0" bash -c "source '$build/tap.sh'; tap_check ok true >/dev/null; tap_end >/dev/null"
+
+# --- the C programs without a device ----------------------------------------
+# complete_tap FILE: numbered lines, a plan that matches, the closing line.
+complete_tap() {
+	local n plan
+	n=$(grep -cE '^(not )?ok [0-9]+ - ' "$1")
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$1")
+	[ "$n" -gt 0 ] && [ "$plan" = "$n" ] && tail -n 1 "$1" | grep -qE '^[0-9]+ passed, [0-9]+ failed$' &&
+		grep -q '^not ok' "$1"
+}
+for prog in apex-ioctl apex-mmap apex-owner "apex-demo --tap"; do
+	rc=0
+	# shellcheck disable=SC2086
+	timeout 20 "$build"/$prog /nonexistent/apex_0 >"$work/prog" 2>&1 || rc=$?
+	result "$([ "$rc" = 1 ] && complete_tap "$work/prog" && echo 0 || echo 1)" \
+		"$prog without a device: complete TAP, failures, exit 1" "exit $rc; $(cat "$work/prog")"
+done
+rc=0
+timeout 20 "$build/apex-demo" /nonexistent/apex_0 >/dev/null 2>&1 || rc=$?
+result "$([ "$rc" = 1 ] && echo 0 || echo 1)" "apex-demo without a device exits 1" "exit $rc"
+for prog in apex-ioctl apex-mmap apex-owner apex-demo; do
+	rc=0
+	"$build/$prog" not-a-path >/dev/null 2>&1 || rc=$?
+	result "$([ "$rc" = 2 ] && echo 0 || echo 1)" "$prog: usage error exits 2" "exit $rc"
+done
+
+# --- apex-open ------------------------------------------------------------------
+check "apex-open: expected errno matches" "$build/apex-open" /nonexistent rw ENOENT
+check "apex-open: success matches ok" "$build/apex-open" /dev/null ro ok
+rc=0
+"$build/apex-open" /nonexistent rw ok >/dev/null || rc=$?
+result "$([ "$rc" = 1 ] && echo 0 || echo 1)" "apex-open: a mismatch exits 1" "exit $rc"
+rc=0
+"$build/apex-open" /dev/null sideways ok >/dev/null 2>&1 || rc=$?
+result "$([ "$rc" = 2 ] && echo 0 || echo 1)" "apex-open: bad mode exits 2" "exit $rc"
+
+# --- apex-ctl against a fake control socket ---------------------------------------
+gcc -O2 -Wall -Wextra -Werror -o "$work/fake-ctl" "$here/fake-ctl.c"
+sock=$work/ctl.sock
+"$work/fake-ctl" "$sock" reply 2 &
+fake=$!
+for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+out=$(APEX_CTL_PATH=$sock timeout 10 "$build/apex-ctl" get scu3 2>&1) || true
+result "$([ "$out" = "ok get scu3" ] && echo 0 || echo 1)" "apex-ctl: sends one line, prints the reply line" "$out"
+out=$(APEX_CTL_PATH=$sock timeout 10 "$build/apex-ctl" -d 3 -t 5 state 2>&1) || true
+result "$([ "$out" = "ok state" ] && echo 0 || echo 1)" "apex-ctl: options before the command" "$out"
+wait "$fake" || true
+"$work/fake-ctl" "$sock" silent 1 &
+fake=$!
+for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+rc=0
+SECONDS=0
+APEX_CTL_PATH=$sock timeout 10 "$build/apex-ctl" -t 1 state >/dev/null 2>&1 || rc=$?
+result "$([ "$rc" = 1 ] && [ "$SECONDS" -le 3 ] && echo 0 || echo 1)" "apex-ctl: no reply -> exit 1 after the timeout" "exit $rc after ${SECONDS}s"
+wait "$fake" || true
+rc=0
+APEX_CTL_PATH=$work/none timeout 10 "$build/apex-ctl" state >/dev/null 2>&1 || rc=$?
+result "$([ "$rc" = 1 ] && echo 0 || echo 1)" "apex-ctl: missing channel -> exit 1" "exit $rc"
+rc=0
+"$build/apex-ctl" -t 0 state >/dev/null 2>&1 || rc=$?
+result "$([ "$rc" = 2 ] && echo 0 || echo 1)" "apex-ctl: bad timeout is a usage error" "exit $rc"
+
+# --- shell syntax -------------------------------------------------------------------
+for f in stage1 stage2 tap.sh lib.sh pkg.sh; do
+	check "bash -n $f" bash -n "$build/$f"
+done
+
+echo "$pass passed, $failn failed"
+[ "$failn" = 0 ]

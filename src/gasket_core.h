@@ -154,13 +154,18 @@ struct gasket_dev;
  *	routing and resets the page tables
  * @device_status_cb: returns an enum gasket_status; cheap, may be called
  *	with gasket_dev.mutex held. NULL = ALIVE.
- * @hardware_revision_cb: revision for sysfs, or negative errno; may be NULL
- * @interrupt_cb: called in hard-IRQ context for every interrupt before its
- *	eventfd is signalled; must not sleep. May be NULL.
- * @ioctl_permissions_cb: may the caller run device ioctl @cmd? NULL = only
- *	files opened for writing may.
- * @ioctl_handler_cb: device ioctls (the framework handles 0xDC ones);
- *	returns -ENOTTY for unknown numbers. Called without the mutex.
+ * @hardware_revision_cb: revision for sysfs, or negative errno; NULL hides
+ *	the attribute
+ * @interrupt_cb: called for every interrupt before its eventfd is
+ *	signalled, in hard-IRQ context (process context for
+ *	GASKET_IOCTL_LOOPBACK_INTERRUPT); must not sleep. May be NULL.
+ * @ioctl_permissions_cb: replaces the framework's rule for the 0xDC
+ *	ioctls (queries need a readable file, the rest a writable one):
+ *	return true to allow @cmd. May be NULL.
+ * @ioctl_handler_cb: every ioctl whose type is not 0xDC. Checks the
+ *	caller itself (gasket_file_is_writer()) and returns -ENOTTY for
+ *	unknown numbers. Called with gasket_dev.mutex held, never after
+ *	gasket_disable_device(). NULL = all -ENOTTY.
  */
 struct gasket_driver_desc {
 	const char *name;
@@ -206,11 +211,12 @@ struct gasket_ownership {
 	unsigned int write_open_count;	/* files open for writing */
 };
 
-/* The allocated coherent buffer. */
+/* The coherent buffer. */
 struct gasket_coherent_buffer {
 	void *virt_base;		/* NULL when not allocated */
 	dma_addr_t phys_base;
 	size_t length_bytes;
+	bool configured;		/* allocated by the ioctl, not yet freed */
 	unsigned int map_count;		/* live user mappings */
 };
 
@@ -242,16 +248,23 @@ struct gasket_dev {
 	struct gasket_interrupt_data *interrupt_data;
 
 	/*
-	 * Protects: ownership, open_count, reset_count, coherent_buffer,
-	 * page tables, enabled, removed; held around device callbacks.
+	 * Protects: ownership, open_count, reset_count, page tables,
+	 * enabled, removed; held around device callbacks. Taken before
+	 * mmap_lock (pinning user pages), never inside it.
 	 */
 	struct mutex mutex;
+	/*
+	 * Protects: coherent_buffer; removed is also set under it. Taken
+	 * inside mmap_lock (mmap, vma close) and inside mutex.
+	 */
+	struct mutex map_lock;
 	struct gasket_ownership ownership;
 	unsigned int open_count;	/* open files */
 	unsigned int reset_count;
 	struct gasket_coherent_buffer coherent_buffer;
 	bool enabled;			/* gasket_enable_device() succeeded */
 	bool removed;			/* gasket_disable_device() ran */
+	const struct attribute_group **node_groups; /* framework + driver */
 
 	/*
 	 * References: the PCI binding and each open file. The last put

@@ -1,0 +1,937 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Gasket page tables: how the device translates its addresses to host DMA
+ * addresses, 4 KiB pages throughout.
+ *
+ * A table has N entries (N read from the chip, a power of two), 64-bit
+ * little-endian registers from config->base_reg on. The first num_simple
+ * entries ("simple") each hold the DMA address of one page; the others
+ * ("extended") each hold the DMA address of a second-level table of 512
+ * such entries in host memory. config->extended_reg holds num_simple. Every
+ * entry is "DMA address | 1" when valid, 0 when not.
+ *
+ * Device addresses:
+ *   simple:   bits 11:0 offset, bits 12 and up the entry index (< num_simple)
+ *   extended: bit extended_bit (63 on Apex) set, bits 20:12 index in the
+ *             second-level table, bits 33:21 (for N = 8192) index among the
+ *             extended entries, everything else zero.
+ *
+ * Entries point at user pages (pinned for as long as they are mapped),
+ * at the coherent buffer (when the user address lies in its mapping) or
+ * at dma-buf pages. A map either fully succeeds or changes nothing: all
+ * pages are pinned and DMA-mapped and all second-level tables allocated
+ * before the first entry is written. The device sees a second-level table
+ * only after its entries are written and ordered before the first-level
+ * entry. Every function runs with gdev->mutex held.
+ */
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/list.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "gasket_compat.h"
+#include "gasket_core.h"
+#include "gasket_page_table.h"
+
+GASKET_MODULE_IMPORT_NS_DMA_BUF();
+
+#define GASKET_PAGE_SHIFT 12
+#define GASKET_PAGES_PER_SUBTABLE 512
+#define GASKET_SUBTABLE_SHIFT 9		/* log2(GASKET_PAGES_PER_SUBTABLE) */
+#define GASKET_EXTENDED_LVL0_SHIFT (GASKET_PAGE_SHIFT + GASKET_SUBTABLE_SHIFT)
+#define GASKET_VALID_SLOT_FLAG 1ULL
+/* Pages pinned per pin_user_pages_fast() call. */
+#define GASKET_PIN_BATCH GASKET_PAGES_PER_SUBTABLE
+
+enum gasket_pte_kind {
+	GASKET_PTE_FREE = 0,
+	GASKET_PTE_PINNED,	/* pinned user page */
+	GASKET_PTE_COHERENT,	/* page of the coherent buffer */
+	GASKET_PTE_DMABUF,	/* page of an attached dma-buf */
+};
+
+/* Host view of one page entry (simple or second-level). */
+struct gasket_pte {
+	struct page *page;		/* GASKET_PTE_PINNED only */
+	dma_addr_t dma_addr;
+	u8 kind;			/* enum gasket_pte_kind */
+	u8 dir;				/* enum dma_data_direction */
+};
+
+/* A second-level table behind one extended entry. */
+struct gasket_subtable {
+	__le64 *slots;			/* what the device reads (coherent) */
+	dma_addr_t dma_addr;
+	bool published;			/* first-level entry written */
+	struct gasket_pte ptes[GASKET_PAGES_PER_SUBTABLE];
+};
+
+/* An attached dma-buf and where it is mapped. */
+struct gasket_dmabuf_mapping {
+	struct list_head list;
+	struct dma_buf *dmabuf;		/* holds a reference */
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
+	enum dma_data_direction dir;
+	u64 dev_addr;
+	u32 num_pages;
+};
+
+struct gasket_page_table {
+	struct gasket_dev *gdev;
+	u64 __iomem *slots;		/* entry registers */
+	void __iomem *extended_reg;
+	u64 extended_flag;
+	u32 total_entries;
+	u32 num_simple;
+	u32 num_mapped;			/* leaf entries in use */
+	u32 num_coherent;		/* of which in the coherent buffer */
+	struct gasket_pte *simple;	/* [total_entries] */
+	struct gasket_subtable **subtables; /* [total_entries], by extended index */
+	struct list_head dmabufs;
+};
+
+/* A checked device address range: leaf entries first .. first + count - 1. */
+struct gasket_range {
+	bool extended;
+	u32 first;	/* simple index, or extended page (lvl0 << 9 | lvl1) */
+	u32 count;
+};
+
+static struct gasket_page_table *gasket_pt(struct gasket_dev *gdev, int index)
+{
+	return gdev->page_table[index];
+}
+
+u32 gasket_page_table_num_entries(struct gasket_dev *gdev, int index)
+{
+	return gasket_pt(gdev, index) ? gasket_pt(gdev, index)->total_entries : 0;
+}
+EXPORT_SYMBOL_GPL(gasket_page_table_num_entries);
+
+u32 gasket_page_table_num_simple_entries(struct gasket_dev *gdev, int index)
+{
+	return gasket_pt(gdev, index) ? READ_ONCE(gasket_pt(gdev, index)->num_simple) : 0;
+}
+EXPORT_SYMBOL_GPL(gasket_page_table_num_simple_entries);
+
+u32 gasket_page_table_num_mapped_pages(struct gasket_dev *gdev, int index)
+{
+	return gasket_pt(gdev, index) ? READ_ONCE(gasket_pt(gdev, index)->num_mapped) : 0;
+}
+EXPORT_SYMBOL_GPL(gasket_page_table_num_mapped_pages);
+
+bool gasket_page_table_uses_coherent(struct gasket_page_table *pt)
+{
+	return pt->num_coherent;
+}
+
+/*
+ * Turns (device address, bytes) into leaf entries, or -EINVAL if the
+ * address is malformed, unaligned, or the range leaves the current
+ * partition.
+ */
+static int gasket_pt_range(struct gasket_page_table *pt, u64 dev_addr,
+			   u64 size, struct gasket_range *range)
+{
+	u32 entry_bits = ilog2(pt->total_entries);
+	u64 pages, first, limit, addr;
+
+	if (!size || !PAGE_ALIGNED(size) || !PAGE_ALIGNED(dev_addr))
+		return -EINVAL;
+	pages = size >> GASKET_PAGE_SHIFT;
+
+	range->extended = dev_addr & pt->extended_flag;
+	if (range->extended) {
+		addr = dev_addr & ~pt->extended_flag;
+		if (addr >> (GASKET_EXTENDED_LVL0_SHIFT + entry_bits))
+			return -EINVAL;
+		first = addr >> GASKET_PAGE_SHIFT;
+		limit = (u64)(pt->total_entries - pt->num_simple)
+			<< GASKET_SUBTABLE_SHIFT;
+	} else {
+		if (dev_addr >> (GASKET_PAGE_SHIFT + entry_bits))
+			return -EINVAL;
+		first = dev_addr >> GASKET_PAGE_SHIFT;
+		limit = pt->num_simple;
+	}
+	if (first >= limit || pages > limit - first)
+		return -EINVAL;
+
+	range->first = first;
+	range->count = pages;
+	return 0;
+}
+
+static struct gasket_pte *gasket_pt_pte(struct gasket_page_table *pt,
+					const struct gasket_range *range, u32 i)
+{
+	u32 page = range->first + i;
+	struct gasket_subtable *sub;
+
+	if (!range->extended)
+		return &pt->simple[page];
+	sub = pt->subtables[page >> GASKET_SUBTABLE_SHIFT];
+	return sub ? &sub->ptes[page % GASKET_PAGES_PER_SUBTABLE] : NULL;
+}
+
+/*
+ * Are all leaf entries of @range of @kind? GASKET_PTE_PINNED also accepts
+ * coherent pages: both are unmapped by GASKET_IOCTL_UNMAP_BUFFER.
+ */
+static bool gasket_pt_range_is(struct gasket_page_table *pt,
+			       const struct gasket_range *range,
+			       enum gasket_pte_kind kind)
+{
+	struct gasket_pte *pte;
+	u8 found;
+	u32 i;
+
+	for (i = 0; i < range->count; i++) {
+		pte = gasket_pt_pte(pt, range, i);
+		found = pte ? pte->kind : GASKET_PTE_FREE;
+		if (found != kind &&
+		    !(kind == GASKET_PTE_PINNED && found == GASKET_PTE_COHERENT))
+			return false;
+	}
+	return true;
+}
+
+static void __iomem *gasket_pt_lvl0_slot(struct gasket_page_table *pt,
+					 u32 lvl0)
+{
+	return pt->slots + pt->num_simple + lvl0;
+}
+
+static void gasket_pt_free_subtable(struct gasket_page_table *pt, u32 lvl0)
+{
+	struct gasket_subtable *sub = pt->subtables[lvl0];
+
+	if (sub->published)
+		writeq(0, gasket_pt_lvl0_slot(pt, lvl0));
+	dma_free_coherent(pt->gdev->dev, PAGE_SIZE, sub->slots, sub->dma_addr);
+	kvfree(sub);
+	pt->subtables[lvl0] = NULL;
+}
+
+/* Undo a failed map: second-level tables the device never saw go. */
+static void gasket_pt_free_unpublished(struct gasket_page_table *pt)
+{
+	u32 lvl0;
+
+	for (lvl0 = 0; lvl0 < pt->total_entries - pt->num_simple; lvl0++)
+		if (pt->subtables[lvl0] && !pt->subtables[lvl0]->published)
+			gasket_pt_free_subtable(pt, lvl0);
+}
+
+static int gasket_pt_alloc_subtables(struct gasket_page_table *pt,
+				     const struct gasket_range *range)
+{
+	u32 lvl0 = range->first >> GASKET_SUBTABLE_SHIFT;
+	u32 last = (range->first + range->count - 1) >> GASKET_SUBTABLE_SHIFT;
+	struct gasket_subtable *sub;
+
+	for (; lvl0 <= last; lvl0++) {
+		if (pt->subtables[lvl0])
+			continue;
+		sub = kvzalloc(sizeof(*sub), GFP_KERNEL);
+		if (!sub)
+			goto err_free;
+		sub->slots = dma_alloc_coherent(pt->gdev->dev, PAGE_SIZE,
+						&sub->dma_addr, GFP_KERNEL);
+		if (!sub->slots) {
+			kvfree(sub);
+			goto err_free;
+		}
+		pt->subtables[lvl0] = sub;
+	}
+	return 0;
+
+err_free:
+	gasket_pt_free_unpublished(pt);
+	return -ENOMEM;
+}
+
+/* Gives back what one leaf entry holds; the device no longer sees it. */
+static void gasket_pt_release_pte(struct gasket_page_table *pt,
+				  struct gasket_pte *pte)
+{
+	switch (pte->kind) {
+	case GASKET_PTE_PINNED:
+		dma_unmap_page(pt->gdev->dev, pte->dma_addr, PAGE_SIZE,
+			       pte->dir);
+		unpin_user_pages_dirty_lock(&pte->page, 1,
+					    pte->dir != DMA_TO_DEVICE);
+		break;
+	case GASKET_PTE_COHERENT:
+		pt->num_coherent--;
+		break;
+	}
+	if (pte->kind)
+		pt->num_mapped--;
+	memset(pte, 0, sizeof(*pte));
+}
+
+/* Makes the filled entries of @range visible to the device. */
+static void gasket_pt_commit(struct gasket_page_table *pt,
+			     const struct gasket_range *range)
+{
+	struct gasket_subtable *sub;
+	struct gasket_pte *pte;
+	u32 i, page, lvl0;
+
+	for (i = 0; i < range->count; i++) {
+		pte = gasket_pt_pte(pt, range, i);
+		page = range->first + i;
+		pt->num_mapped++;
+		if (pte->kind == GASKET_PTE_COHERENT)
+			pt->num_coherent++;
+		if (!range->extended) {
+			writeq(pte->dma_addr | GASKET_VALID_SLOT_FLAG,
+			       &pt->slots[page]);
+			continue;
+		}
+		sub = pt->subtables[page >> GASKET_SUBTABLE_SHIFT];
+		sub->slots[page % GASKET_PAGES_PER_SUBTABLE] =
+			cpu_to_le64(pte->dma_addr | GASKET_VALID_SLOT_FLAG);
+	}
+	if (!range->extended)
+		return;
+
+	/* Second-level entries reach memory before the device can walk them. */
+	wmb();
+	lvl0 = range->first >> GASKET_SUBTABLE_SHIFT;
+	for (; lvl0 <= (range->first + range->count - 1) >> GASKET_SUBTABLE_SHIFT;
+	     lvl0++) {
+		sub = pt->subtables[lvl0];
+		if (sub->published)
+			continue;
+		writeq(sub->dma_addr | GASKET_VALID_SLOT_FLAG,
+		       gasket_pt_lvl0_slot(pt, lvl0));
+		sub->published = true;
+	}
+}
+
+/* Clears the device's view of @range, then releases its pages. */
+static void gasket_pt_clear(struct gasket_page_table *pt,
+			    const struct gasket_range *range)
+{
+	struct gasket_pte *pte;
+	u32 i, page;
+
+	for (i = 0; i < range->count; i++) {
+		page = range->first + i;
+		if (!range->extended)
+			writeq(0, &pt->slots[page]);
+		else
+			pt->subtables[page >> GASKET_SUBTABLE_SHIFT]
+				->slots[page % GASKET_PAGES_PER_SUBTABLE] = 0;
+	}
+	if (range->extended)
+		wmb();
+	for (i = 0; i < range->count; i++) {
+		pte = gasket_pt_pte(pt, range, i);
+		gasket_pt_release_pte(pt, pte);
+	}
+}
+
+/* Releases entries filled by a map that then failed (never committed). */
+static void gasket_pt_unfill(struct gasket_page_table *pt,
+			     const struct gasket_range *range, u32 filled)
+{
+	struct gasket_pte *pte;
+	u32 i;
+
+	for (i = 0; i < filled; i++) {
+		pte = gasket_pt_pte(pt, range, i);
+		/* Not yet counted as mapped. */
+		if (pte->kind == GASKET_PTE_PINNED) {
+			dma_unmap_page(pt->gdev->dev, pte->dma_addr, PAGE_SIZE,
+				       pte->dir);
+			unpin_user_pages(&pte->page, 1);
+		}
+		memset(pte, 0, sizeof(*pte));
+	}
+}
+
+/*
+ * The coherent buffer. Its memory lives while it is configured or mapped:
+ * freeing it while a process still maps it would hand freed pages to user
+ * space, so the free waits for the last munmap() after removal. Only files
+ * open for writing may map it, so at the last writer's close nothing does.
+ */
+
+static void gasket_coherent_free_memory(struct gasket_dev *gdev)
+{
+	struct gasket_coherent_buffer *cb = &gdev->coherent_buffer;
+
+	lockdep_assert_held(&gdev->map_lock);
+	if (!cb->virt_base || cb->configured || cb->map_count)
+		return;
+	dma_free_coherent(gdev->dev, cb->length_bytes, cb->virt_base,
+			  cb->phys_base);
+	cb->virt_base = NULL;
+	cb->phys_base = 0;
+	cb->length_bytes = 0;
+}
+
+static void gasket_coherent_vma_open(struct vm_area_struct *vma)
+{
+	struct gasket_dev *gdev = vma->vm_private_data;
+
+	mutex_lock(&gdev->map_lock);
+	gdev->coherent_buffer.map_count++;
+	mutex_unlock(&gdev->map_lock);
+}
+
+static void gasket_coherent_vma_close(struct vm_area_struct *vma)
+{
+	struct gasket_dev *gdev = vma->vm_private_data;
+
+	mutex_lock(&gdev->map_lock);
+	gdev->coherent_buffer.map_count--;
+	gasket_coherent_free_memory(gdev);
+	mutex_unlock(&gdev->map_lock);
+}
+
+static const struct vm_operations_struct gasket_coherent_vm_ops = {
+	.open = gasket_coherent_vma_open,
+	.close = gasket_coherent_vma_close,
+};
+
+int gasket_coherent_alloc(struct gasket_dev *gdev, u64 size)
+{
+	const struct gasket_coherent_buffer_desc *desc =
+		&gdev->desc->coherent_buffer_description;
+	struct gasket_coherent_buffer *cb = &gdev->coherent_buffer;
+	int ret = 0;
+
+	lockdep_assert_held(&gdev->mutex);
+	if (!size || size > desc->size)
+		return -EINVAL;
+
+	mutex_lock(&gdev->map_lock);
+	if (cb->virt_base) {
+		ret = -EBUSY;
+		goto out;
+	}
+	size = PAGE_ALIGN(size);
+	cb->virt_base = dma_alloc_coherent(gdev->dev, size, &cb->phys_base,
+					   GFP_KERNEL);
+	if (!cb->virt_base) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	cb->length_bytes = size;
+	cb->configured = true;
+out:
+	mutex_unlock(&gdev->map_lock);
+	return ret;
+}
+
+int gasket_coherent_free(struct gasket_dev *gdev)
+{
+	struct gasket_coherent_buffer *cb = &gdev->coherent_buffer;
+	int ret = 0;
+	int i;
+
+	lockdep_assert_held(&gdev->mutex);
+	for (i = 0; i < gdev->num_page_tables; i++)
+		if (gasket_page_table_uses_coherent(gdev->page_table[i]))
+			return -EBUSY;
+
+	mutex_lock(&gdev->map_lock);
+	if (!cb->configured)
+		ret = -EINVAL;
+	else if (cb->map_count)
+		ret = -EBUSY;
+	else
+		cb->configured = false;
+	gasket_coherent_free_memory(gdev);
+	mutex_unlock(&gdev->map_lock);
+	return ret;
+}
+
+void gasket_coherent_release(struct gasket_dev *gdev)
+{
+	mutex_lock(&gdev->map_lock);
+	gdev->coherent_buffer.configured = false;
+	gasket_coherent_free_memory(gdev);
+	mutex_unlock(&gdev->map_lock);
+}
+
+int gasket_coherent_mmap(struct gasket_dev *gdev, struct vm_area_struct *vma)
+{
+	const struct gasket_coherent_buffer_desc *desc =
+		&gdev->desc->coherent_buffer_description;
+	struct gasket_coherent_buffer *cb = &gdev->coherent_buffer;
+	unsigned long len = vma->vm_end - vma->vm_start;
+	int ret;
+
+	if (!(vma->vm_file->f_mode & FMODE_WRITE) ||
+	    ((vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC)) &
+	     ~desc->permissions))
+		return -EPERM;
+
+	mutex_lock(&gdev->map_lock);
+	if (gdev->removed) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (!cb->configured || len > cb->length_bytes) {
+		ret = -EINVAL;
+		goto out;
+	}
+	/* The offset selected the buffer; the mapping starts at its start. */
+	vma->vm_pgoff = 0;
+	gasket_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	ret = dma_mmap_coherent(gdev->dev, vma, cb->virt_base, cb->phys_base,
+				len);
+	if (ret)
+		goto out;
+	vma->vm_ops = &gasket_coherent_vm_ops;
+	vma->vm_private_data = gdev;
+	cb->map_count++;
+out:
+	mutex_unlock(&gdev->map_lock);
+	return ret;
+}
+
+/*
+ * If [host_addr, +size) lies in a mapping of this device's coherent
+ * buffer, fills @range with its pages: 1 if so, 0 if it is no coherent
+ * mapping (pin it instead), -EINVAL if it only partly is.
+ */
+static int gasket_pt_fill_coherent(struct gasket_page_table *pt,
+				   const struct gasket_range *range,
+				   u64 host_addr, u64 size,
+				   enum dma_data_direction dir)
+{
+	struct gasket_dev *gdev = pt->gdev;
+	struct vm_area_struct *vma;
+	struct gasket_pte *pte;
+	dma_addr_t dma;
+	u64 offset;
+	int ret = 0;
+	u32 i;
+
+	mmap_read_lock(current->mm);
+	vma = find_vma(current->mm, host_addr);
+	if (!vma || vma->vm_start > host_addr ||
+	    vma->vm_ops != &gasket_coherent_vm_ops)
+		goto out;
+	ret = -EINVAL;
+	if (vma->vm_private_data != gdev || size > vma->vm_end - host_addr)
+		goto out;
+
+	mutex_lock(&gdev->map_lock);
+	offset = ((u64)vma->vm_pgoff << PAGE_SHIFT) + host_addr - vma->vm_start;
+	if (gdev->coherent_buffer.virt_base &&
+	    offset + size <= gdev->coherent_buffer.length_bytes) {
+		dma = gdev->coherent_buffer.phys_base + offset;
+		for (i = 0; i < range->count; i++) {
+			pte = gasket_pt_pte(pt, range, i);
+			pte->dma_addr = dma + ((u64)i << PAGE_SHIFT);
+			pte->kind = GASKET_PTE_COHERENT;
+			pte->dir = dir;
+		}
+		ret = 1;
+	}
+	mutex_unlock(&gdev->map_lock);
+out:
+	mmap_read_unlock(current->mm);
+	return ret;
+}
+
+static int gasket_pt_fill_pinned(struct gasket_page_table *pt,
+				 const struct gasket_range *range,
+				 u64 host_addr, enum dma_data_direction dir)
+{
+	unsigned int gup_flags = GASKET_FOLL_LONGTERM;
+	struct device *dev = pt->gdev->dev;
+	struct gasket_pte *pte;
+	struct page **pages;
+	u32 filled = 0, j;
+	int got, want;
+	int ret = 0;
+
+	/* The device writes to the pages unless it only reads them. */
+	if (dir != DMA_TO_DEVICE)
+		gup_flags |= FOLL_WRITE;
+
+	pages = kmalloc_array(min_t(u32, range->count, GASKET_PIN_BATCH),
+			      sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+
+	while (filled < range->count) {
+		want = min_t(u32, range->count - filled, GASKET_PIN_BATCH);
+		got = pin_user_pages_fast(host_addr + ((u64)filled << PAGE_SHIFT),
+					  want, gup_flags, pages);
+		if (got <= 0) {
+			ret = got ? got : -EFAULT;
+			break;
+		}
+		for (j = 0; j < got; j++) {
+			pte = gasket_pt_pte(pt, range, filled);
+			pte->dma_addr = dma_map_page(dev, pages[j], 0,
+						     PAGE_SIZE, dir);
+			if (dma_mapping_error(dev, pte->dma_addr)) {
+				unpin_user_pages(&pages[j], got - j);
+				ret = -ENOMEM;
+				goto out;
+			}
+			pte->page = pages[j];
+			pte->kind = GASKET_PTE_PINNED;
+			pte->dir = dir;
+			filled++;
+		}
+	}
+out:
+	kfree(pages);
+	if (ret)
+		gasket_pt_unfill(pt, range, filled);
+	return ret;
+}
+
+int gasket_page_table_map(struct gasket_page_table *pt, u64 host_addr,
+			  u64 dev_addr, u64 size, enum dma_data_direction dir)
+{
+	struct gasket_range range;
+	int ret;
+
+	lockdep_assert_held(&pt->gdev->mutex);
+
+	if (!PAGE_ALIGNED(host_addr) || size > U64_MAX - host_addr)
+		return -EINVAL;
+	ret = gasket_pt_range(pt, dev_addr, size, &range);
+	if (ret)
+		return ret;
+	if (!gasket_pt_range_is(pt, &range, GASKET_PTE_FREE))
+		return -EBUSY;
+
+	if (range.extended) {
+		ret = gasket_pt_alloc_subtables(pt, &range);
+		if (ret)
+			return ret;
+	}
+
+	ret = gasket_pt_fill_coherent(pt, &range, host_addr, size, dir);
+	if (!ret)
+		ret = gasket_pt_fill_pinned(pt, &range, host_addr, dir);
+	if (ret < 0) {
+		gasket_pt_free_unpublished(pt);
+		return ret;
+	}
+
+	gasket_pt_commit(pt, &range);
+	return 0;
+}
+
+int gasket_page_table_unmap(struct gasket_page_table *pt, u64 dev_addr,
+			    u64 size)
+{
+	struct gasket_range range;
+	int ret;
+
+	lockdep_assert_held(&pt->gdev->mutex);
+
+	ret = gasket_pt_range(pt, dev_addr, size, &range);
+	if (ret)
+		return ret;
+	/* Everything in the range must be mapped, and not from a dma-buf. */
+	if (!gasket_pt_range_is(pt, &range, GASKET_PTE_PINNED))
+		return -EINVAL;
+	gasket_pt_clear(pt, &range);
+	return 0;
+}
+
+static int gasket_pt_fill_dmabuf(struct gasket_page_table *pt,
+				 const struct gasket_range *range,
+				 struct sg_table *sgt,
+				 enum dma_data_direction dir)
+{
+	struct sg_dma_page_iter iter;
+	struct gasket_pte *pte;
+	u32 filled = 0;
+
+	for_each_sgtable_dma_page(sgt, &iter, 0) {
+		if (filled == range->count)
+			break;
+		pte = gasket_pt_pte(pt, range, filled++);
+		pte->dma_addr = sg_page_iter_dma_address(&iter);
+		pte->kind = GASKET_PTE_DMABUF;
+		pte->dir = dir;
+	}
+	if (filled < range->count) {
+		gasket_pt_unfill(pt, range, filled);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* dma_buf_get(), with "not a dma-buf" reported as a bad descriptor. */
+static struct dma_buf *gasket_dmabuf_get(int fd)
+{
+	struct dma_buf *dmabuf = fd < 0 ? ERR_PTR(-EBADF) : dma_buf_get(fd);
+
+	if (IS_ERR(dmabuf) && PTR_ERR(dmabuf) == -EINVAL)
+		return ERR_PTR(-EBADF);
+	return dmabuf;
+}
+
+int gasket_page_table_map_dmabuf(struct gasket_page_table *pt, int fd,
+				 u64 dev_addr, u32 num_pages,
+				 enum dma_data_direction dir)
+{
+	struct gasket_dmabuf_mapping *mapping;
+	struct gasket_range range;
+	int ret;
+
+	lockdep_assert_held(&pt->gdev->mutex);
+
+	ret = gasket_pt_range(pt, dev_addr, (u64)num_pages << PAGE_SHIFT,
+			      &range);
+	if (ret)
+		return ret;
+	if (!gasket_pt_range_is(pt, &range, GASKET_PTE_FREE))
+		return -EBUSY;
+
+	mapping = kzalloc(sizeof(*mapping), GFP_KERNEL);
+	if (!mapping)
+		return -ENOMEM;
+	mapping->dmabuf = gasket_dmabuf_get(fd);
+	if (IS_ERR(mapping->dmabuf)) {
+		ret = PTR_ERR(mapping->dmabuf);
+		goto err_free;
+	}
+	if (num_pages > mapping->dmabuf->size >> PAGE_SHIFT) {
+		ret = -EINVAL;
+		goto err_put;
+	}
+
+	mapping->attach = dma_buf_attach(mapping->dmabuf, pt->gdev->dev);
+	if (IS_ERR(mapping->attach)) {
+		ret = PTR_ERR(mapping->attach);
+		goto err_put;
+	}
+	mapping->sgt = gasket_dma_buf_map_attachment(mapping->attach, dir);
+	if (IS_ERR(mapping->sgt)) {
+		ret = PTR_ERR(mapping->sgt);
+		goto err_detach;
+	}
+
+	if (range.extended) {
+		ret = gasket_pt_alloc_subtables(pt, &range);
+		if (ret)
+			goto err_unmap;
+	}
+	ret = gasket_pt_fill_dmabuf(pt, &range, mapping->sgt, dir);
+	if (ret) {
+		gasket_pt_free_unpublished(pt);
+		goto err_unmap;
+	}
+	gasket_pt_commit(pt, &range);
+
+	mapping->dir = dir;
+	mapping->dev_addr = dev_addr;
+	mapping->num_pages = num_pages;
+	list_add(&mapping->list, &pt->dmabufs);
+	return 0;
+
+err_unmap:
+	gasket_dma_buf_unmap_attachment(mapping->attach, mapping->sgt, dir);
+err_detach:
+	dma_buf_detach(mapping->dmabuf, mapping->attach);
+err_put:
+	dma_buf_put(mapping->dmabuf);
+err_free:
+	kfree(mapping);
+	return ret;
+}
+
+static void gasket_pt_drop_dmabuf(struct gasket_page_table *pt,
+				  struct gasket_dmabuf_mapping *mapping)
+{
+	struct gasket_range range;
+
+	/* Checked when mapped; the partition cannot change under it. */
+	if (!gasket_pt_range(pt, mapping->dev_addr,
+			     (u64)mapping->num_pages << PAGE_SHIFT, &range))
+		gasket_pt_clear(pt, &range);
+	gasket_dma_buf_unmap_attachment(mapping->attach, mapping->sgt,
+					mapping->dir);
+	dma_buf_detach(mapping->dmabuf, mapping->attach);
+	dma_buf_put(mapping->dmabuf);
+	list_del(&mapping->list);
+	kfree(mapping);
+}
+
+int gasket_page_table_unmap_dmabuf(struct gasket_page_table *pt, int fd,
+				   u64 dev_addr, u32 num_pages)
+{
+	struct gasket_dmabuf_mapping *mapping;
+	struct gasket_range range;
+	struct dma_buf *dmabuf;
+	int ret;
+
+	lockdep_assert_held(&pt->gdev->mutex);
+
+	ret = gasket_pt_range(pt, dev_addr, (u64)num_pages << PAGE_SHIFT,
+			      &range);
+	if (ret)
+		return ret;
+	dmabuf = gasket_dmabuf_get(fd);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+
+	ret = -EINVAL;
+	list_for_each_entry(mapping, &pt->dmabufs, list) {
+		if (mapping->dmabuf == dmabuf && mapping->dev_addr == dev_addr &&
+		    mapping->num_pages == num_pages) {
+			gasket_pt_drop_dmabuf(pt, mapping);
+			ret = 0;
+			break;
+		}
+	}
+	dma_buf_put(dmabuf);
+	return ret;
+}
+
+void gasket_page_table_unmap_all(struct gasket_page_table *pt)
+{
+	struct gasket_dmabuf_mapping *mapping, *next;
+	struct gasket_range range;
+	struct gasket_pte *pte;
+	u32 i, lvl0;
+
+	lockdep_assert_held(&pt->gdev->mutex);
+
+	list_for_each_entry_safe(mapping, next, &pt->dmabufs, list)
+		gasket_pt_drop_dmabuf(pt, mapping);
+
+	for (i = 0; i < pt->num_simple; i++) {
+		pte = &pt->simple[i];
+		if (!pte->kind)
+			continue;
+		range.extended = false;
+		range.first = i;
+		range.count = 1;
+		gasket_pt_clear(pt, &range);
+	}
+
+	for (lvl0 = 0; lvl0 < pt->total_entries - pt->num_simple; lvl0++) {
+		if (!pt->subtables[lvl0])
+			continue;
+		/* Unhook the whole table first, then release its pages. */
+		if (pt->subtables[lvl0]->published)
+			writeq(0, gasket_pt_lvl0_slot(pt, lvl0));
+		pt->subtables[lvl0]->published = false;
+		for (i = 0; i < GASKET_PAGES_PER_SUBTABLE; i++)
+			gasket_pt_release_pte(pt, &pt->subtables[lvl0]->ptes[i]);
+		gasket_pt_free_subtable(pt, lvl0);
+	}
+}
+
+int gasket_page_table_partition(struct gasket_page_table *pt, u64 num_simple)
+{
+	u32 i;
+
+	lockdep_assert_held(&pt->gdev->mutex);
+
+	if (num_simple > pt->total_entries)
+		return -EINVAL;
+	/* Moving the split must not move live entries. */
+	if (!list_empty(&pt->dmabufs))
+		return -EBUSY;
+	for (i = 0; i < pt->total_entries - pt->num_simple; i++) {
+		if (!pt->subtables[i])
+			continue;
+		if (memchr_inv(pt->subtables[i]->ptes, 0,
+			       sizeof(pt->subtables[i]->ptes)))
+			return -EBUSY;
+	}
+	for (i = num_simple; i < pt->num_simple; i++)
+		if (pt->simple[i].kind)
+			return -EBUSY;
+
+	/* Only empty second-level tables are left. */
+	for (i = 0; i < pt->total_entries - pt->num_simple; i++)
+		if (pt->subtables[i])
+			gasket_pt_free_subtable(pt, i);
+
+	WRITE_ONCE(pt->num_simple, num_simple);
+	writeq(num_simple, pt->extended_reg);
+	return 0;
+}
+
+void gasket_page_table_reset(struct gasket_page_table *pt)
+{
+	gasket_page_table_unmap_all(pt);
+	WRITE_ONCE(pt->num_simple, pt->total_entries);
+	writeq(pt->total_entries, pt->extended_reg);
+}
+
+int gasket_page_table_init(struct gasket_dev *gdev, int index)
+{
+	const struct gasket_driver_desc *desc = gdev->desc;
+	const struct gasket_page_table_config *config =
+		&desc->page_table_configs[index];
+	int bar = desc->page_table_bar_index;
+	u64 bar_size = desc->bar_descriptions[bar].size;
+	struct gasket_page_table *pt;
+	u64 entries;
+
+	entries = gasket_dev_read_64(gdev, bar, config->size_reg);
+	if (!entries || !is_power_of_2(entries) ||
+	    entries > config->max_entries ||
+	    config->base_reg + entries * sizeof(u64) > bar_size ||
+	    config->extended_reg + sizeof(u64) > bar_size ||
+	    config->extended_bit < GASKET_EXTENDED_LVL0_SHIFT + ilog2(entries) ||
+	    config->extended_bit > 63) {
+		dev_err(gdev->dev, "page table %d: unusable size %llu (max %u)\n",
+			index, entries, config->max_entries);
+		return -ENODEV;
+	}
+
+	pt = kzalloc(sizeof(*pt), GFP_KERNEL);
+	if (!pt)
+		return -ENOMEM;
+	pt->simple = kvcalloc(entries, sizeof(*pt->simple), GFP_KERNEL);
+	pt->subtables = kvcalloc(entries, sizeof(*pt->subtables), GFP_KERNEL);
+	if (!pt->simple || !pt->subtables) {
+		kvfree(pt->subtables);
+		kvfree(pt->simple);
+		kfree(pt);
+		return -ENOMEM;
+	}
+	pt->gdev = gdev;
+	pt->slots = gdev->bar_data[bar].virt_base + config->base_reg;
+	pt->extended_reg = gdev->bar_data[bar].virt_base + config->extended_reg;
+	pt->extended_flag = BIT_ULL(config->extended_bit);
+	pt->total_entries = entries;
+	INIT_LIST_HEAD(&pt->dmabufs);
+
+	/* All entries simple, as after a chip reset. */
+	pt->num_simple = entries;
+	writeq(entries, pt->extended_reg);
+
+	gdev->page_table[index] = pt;
+	return 0;
+}
+
+void gasket_page_table_fini(struct gasket_dev *gdev, int index)
+{
+	struct gasket_page_table *pt = gdev->page_table[index];
+
+	if (!pt)
+		return;
+	gasket_page_table_unmap_all(pt);
+	gdev->page_table[index] = NULL;
+	kvfree(pt->subtables);
+	kvfree(pt->simple);
+	kfree(pt);
+}

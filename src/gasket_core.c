@@ -1,0 +1,748 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Gasket framework core: device lifetime, the character device, ownership
+ * of the node and mmap() of BAR regions.
+ *
+ * Lifetime: the PCI binding holds one reference on a gasket_dev and every
+ * open file another, so files may outlive a removed device. Removal sets
+ * gdev->removed and releases hardware resources; file operations then fail
+ * with -ENODEV and the structure goes with the last reference. An open
+ * file also pins the device driver's module, so its callbacks and
+ * descriptor stay valid for as long as files use them.
+ */
+#include <linux/capability.h>
+#include <linux/cdev.h>
+#include <linux/dma-mapping.h>
+#include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/pci.h>
+#include <linux/sched.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+
+#include "gasket_compat.h"
+#include "gasket_core.h"
+#include "gasket_interrupt.h"
+#include "gasket_ioctl.h"
+#include "gasket_page_table.h"
+#include "gasket_sysfs.h"
+
+#define GASKET_DMA_BITS_MIN 32
+#define GASKET_DMA_BITS_MAX 64
+
+static unsigned int dma_bit_mask = GASKET_DMA_BITS_MAX;
+module_param(dma_bit_mask, uint, 0444);
+MODULE_PARM_DESC(dma_bit_mask,
+		 "Width in bits of the DMA addresses devices may be given, 32..64 (default 64; out of range values fall back to 64). Read at module load; applies to devices probed afterwards.");
+
+#define GASKET_MINORS (GASKET_FRAMEWORK_DESC_MAX * GASKET_DEV_MAX)
+
+/* One device driver (descriptor) served by the framework: its class. */
+struct gasket_class_slot {
+	const struct gasket_driver_desc *desc;	/* NULL: slot free */
+	struct class *class;
+	struct ida ida;				/* device indices N */
+	unsigned int num_devices;
+	unsigned int first_minor;
+};
+
+static DEFINE_MUTEX(gasket_slots_lock); /* Protects: gasket_slots, gasket_devices */
+static struct gasket_class_slot gasket_slots[GASKET_FRAMEWORK_DESC_MAX];
+/* Enabled devices by minor, for open(). */
+static struct gasket_dev *gasket_devices[GASKET_MINORS];
+
+static dev_t gasket_devt;
+static struct cdev gasket_cdev;
+
+static void gasket_dev_release(struct kref *kref)
+{
+	struct gasket_dev *gdev = container_of(kref, struct gasket_dev, kref);
+
+	pci_dev_put(gdev->pci_dev);
+	kfree(gdev);
+}
+
+static void gasket_dev_put(struct gasket_dev *gdev)
+{
+	kref_put(&gdev->kref, gasket_dev_release);
+}
+
+int gasket_get_status(struct gasket_dev *gdev)
+{
+	int status = GASKET_STATUS_ALIVE;
+	int i;
+
+	if (READ_ONCE(gdev->removed))
+		return GASKET_STATUS_DRIVER_EXIT;
+	if (!READ_ONCE(gdev->enabled))
+		return GASKET_STATUS_DEAD;
+
+	if (gdev->desc->device_status_cb)
+		status = min(status, gdev->desc->device_status_cb(gdev));
+	status = min(status, gasket_interrupt_status(gdev));
+	for (i = 0; i < gdev->num_page_tables; i++)
+		if (!gasket_page_table_num_entries(gdev, i))
+			status = min(status, (int)GASKET_STATUS_LAMED);
+	return status;
+}
+EXPORT_SYMBOL_GPL(gasket_get_status);
+
+bool gasket_file_is_writer(struct file *filp)
+{
+	return filp->f_mode & FMODE_WRITE;
+}
+EXPORT_SYMBOL_GPL(gasket_file_is_writer);
+
+int gasket_reset_locked(struct gasket_dev *gdev)
+{
+	int ret = 0;
+	int i;
+
+	lockdep_assert_held(&gdev->mutex);
+
+	if (gdev->desc->device_reset_cb) {
+		ret = gdev->desc->device_reset_cb(gdev);
+		if (ret) {
+			dev_err(gdev->dev, "device reset failed: %d\n", ret);
+			return ret;
+		}
+	}
+	gasket_interrupt_setup(gdev);
+	for (i = 0; i < gdev->num_page_tables; i++)
+		gasket_page_table_reset(gdev->page_table[i]);
+	gdev->reset_count++;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(gasket_reset_locked);
+
+int gasket_reset(struct gasket_dev *gdev)
+{
+	int ret;
+
+	mutex_lock(&gdev->mutex);
+	ret = gdev->removed ? -ENODEV : gasket_reset_locked(gdev);
+	mutex_unlock(&gdev->mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(gasket_reset);
+
+/*
+ * The last file open for writing is gone: stop the device from using
+ * anything that belonged to its owner, then free the device for others.
+ */
+static void gasket_release_ownership(struct gasket_dev *gdev)
+{
+	int ret;
+	int i;
+
+	if (!gdev->removed) {
+		/* Quiesce DMA before the pages under it are unpinned. */
+		if (gdev->desc->device_reset_cb) {
+			ret = gdev->desc->device_reset_cb(gdev);
+			if (ret)
+				dev_err(gdev->dev, "reset at last close failed: %d\n",
+					ret);
+		}
+		for (i = 0; i < gdev->num_page_tables; i++)
+			gasket_page_table_unmap_all(gdev->page_table[i]);
+		gasket_interrupt_clear_all_eventfds(gdev);
+		gasket_coherent_release(gdev);
+	}
+	gdev->ownership.is_owned = false;
+	gdev->ownership.owner = 0;
+}
+
+static int gasket_open(struct inode *inode, struct file *filp)
+{
+	bool writer = filp->f_mode & FMODE_WRITE;
+	unsigned int minor = iminor(inode) - MINOR(gasket_devt);
+	struct gasket_ownership *own;
+	struct gasket_dev *gdev;
+	int ret = 0;
+
+	mutex_lock(&gasket_slots_lock);
+	gdev = minor < GASKET_MINORS ? gasket_devices[minor] : NULL;
+	if (gdev)
+		kref_get(&gdev->kref);
+	mutex_unlock(&gasket_slots_lock);
+	if (!gdev)
+		return -ENODEV;
+
+	if (!try_module_get(gdev->desc->owner)) {
+		gasket_dev_put(gdev);
+		return -ENODEV;
+	}
+
+	mutex_lock(&gdev->mutex);
+	own = &gdev->ownership;
+	if (gdev->removed) {
+		ret = -ENODEV;
+		goto err_unlock;
+	}
+	if (writer && own->is_owned && own->owner != current->tgid &&
+	    !capable(CAP_SYS_ADMIN)) {
+		ret = -EPERM;
+		goto err_unlock;
+	}
+	if (!gdev->open_count && gdev->desc->device_open_cb) {
+		ret = gdev->desc->device_open_cb(gdev);
+		if (ret) {
+			dev_err(gdev->dev, "device open failed: %d\n", ret);
+			goto err_unlock;
+		}
+	}
+	if (writer) {
+		if (!own->is_owned) {
+			own->is_owned = true;
+			own->owner = current->tgid;
+		}
+		own->write_open_count++;
+	}
+	gdev->open_count++;
+	mutex_unlock(&gdev->mutex);
+
+	filp->private_data = gdev;
+	return nonseekable_open(inode, filp);
+
+err_unlock:
+	mutex_unlock(&gdev->mutex);
+	module_put(gdev->desc->owner);
+	gasket_dev_put(gdev);
+	return ret;
+}
+
+static int gasket_release(struct inode *inode, struct file *filp)
+{
+	struct gasket_dev *gdev = filp->private_data;
+	struct module *owner = gdev->desc->owner;
+	int ret;
+
+	mutex_lock(&gdev->mutex);
+	if (filp->f_mode & FMODE_WRITE) {
+		if (!--gdev->ownership.write_open_count)
+			gasket_release_ownership(gdev);
+	}
+	if (!--gdev->open_count && !gdev->removed &&
+	    gdev->desc->device_close_cb) {
+		ret = gdev->desc->device_close_cb(gdev);
+		if (ret)
+			dev_err(gdev->dev, "device close failed: %d\n", ret);
+	}
+	mutex_unlock(&gdev->mutex);
+
+	gasket_dev_put(gdev);
+	module_put(owner);
+	return 0;
+}
+
+/* The user-mappable region of @bar holding mmap offset @pos, or NULL. */
+static const struct gasket_mappable_region *
+gasket_find_region(const struct gasket_bar_desc *bar, u64 pos)
+{
+	const struct gasket_mappable_region *r;
+	int i;
+
+	for (i = 0; i < bar->num_mappable_regions; i++) {
+		r = &bar->mappable_regions[i];
+		if (pos >= bar->base + r->start &&
+		    pos - (bar->base + r->start) < r->length_bytes)
+			return r;
+	}
+	return NULL;
+}
+
+/* The BAR whose mmap window holds offset @pos, or -1. */
+static int gasket_find_bar(const struct gasket_driver_desc *desc, u64 pos)
+{
+	const struct gasket_bar_desc *bar;
+	int i;
+
+	for (i = 0; i < GASKET_NUM_BARS; i++) {
+		bar = &desc->bar_descriptions[i];
+		if (bar->size && pos >= bar->base && pos - bar->base < bar->size)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Map [offset, offset + len) of a BAR window. Every page must lie in a
+ * user-mappable region; nothing is mapped unless all of them do.
+ */
+static int gasket_mmap_bar(struct gasket_dev *gdev, struct vm_area_struct *vma,
+			   int bar_index, u64 offset, u64 len)
+{
+	const struct gasket_bar_desc *bar =
+		&gdev->desc->bar_descriptions[bar_index];
+	const struct gasket_mappable_region *r;
+	u64 pos, piece_end, region_end;
+	unsigned long pfn;
+	int ret;
+
+	if ((vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC)) &
+	    ~bar->permissions)
+		return -EPERM;
+
+	for (pos = offset; pos < offset + len; pos = region_end) {
+		r = gasket_find_region(bar, pos);
+		if (!r)
+			return -EINVAL;
+		region_end = bar->base + r->start + r->length_bytes;
+	}
+
+	gasket_vm_flags_set(vma, VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
+	for (pos = offset; pos < offset + len; pos = piece_end) {
+		r = gasket_find_region(bar, pos);
+		piece_end = min(offset + len,
+				bar->base + r->start + r->length_bytes);
+		pfn = (gdev->bar_data[bar_index].phys_base + pos - bar->base) >>
+		      PAGE_SHIFT;
+		ret = io_remap_pfn_range(vma, vma->vm_start + (pos - offset),
+					 pfn, piece_end - pos,
+					 vma->vm_page_prot);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int gasket_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct gasket_dev *gdev = filp->private_data;
+	const struct gasket_driver_desc *desc = gdev->desc;
+	u64 len = vma->vm_end - vma->vm_start;
+	u64 offset;
+	int bar_index;
+	int ret;
+
+	if (vma->vm_pgoff > (U64_MAX >> PAGE_SHIFT) - (len >> PAGE_SHIFT))
+		return -EINVAL;
+	offset = (u64)vma->vm_pgoff << PAGE_SHIFT;
+
+	/* Private (copy-on-write) mappings of device memory make no sense. */
+	if (!(vma->vm_flags & VM_MAYSHARE))
+		return -EINVAL;
+	/* Readers may never gain write access, not even by mprotect(). */
+	if (!(filp->f_mode & FMODE_WRITE)) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EPERM;
+		gasket_vm_flags_clear(vma, VM_MAYWRITE);
+	}
+
+	if (desc->coherent_buffer_description.size &&
+	    offset == desc->coherent_buffer_description.base)
+		return gasket_coherent_mmap(gdev, vma);
+
+	bar_index = gasket_find_bar(desc, offset);
+	if (bar_index < 0)
+		return -EINVAL;
+
+	mutex_lock(&gdev->map_lock);
+	ret = gdev->removed ? -ENODEV :
+	      gasket_mmap_bar(gdev, vma, bar_index, offset, len);
+	mutex_unlock(&gdev->map_lock);
+	return ret;
+}
+
+static const struct file_operations gasket_fops = {
+	.owner = THIS_MODULE,
+	.open = gasket_open,
+	.release = gasket_release,
+	.mmap = gasket_mmap,
+	.unlocked_ioctl = gasket_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+/* Checks a descriptor once, so the rest of the framework can trust it. */
+static int gasket_desc_check(struct pci_dev *pci_dev,
+			     const struct gasket_driver_desc *desc)
+{
+	const struct gasket_bar_desc *bar;
+	int i;
+
+	if (!desc->name || strlen(desc->name) > GASKET_NAME_MAX - 5)
+		goto bad;
+	if (desc->num_page_tables < 0 ||
+	    desc->num_page_tables > GASKET_MAX_NUM_PAGE_TABLES ||
+	    desc->num_interrupts < 0 ||
+	    desc->coherent_buffer_description.size >
+	    GASKET_MAX_NUM_COHERENT_PAGES * PAGE_SIZE)
+		goto bad;
+	if (desc->num_page_tables &&
+	    (desc->page_table_bar_index < 0 ||
+	     desc->page_table_bar_index >= GASKET_NUM_BARS ||
+	     !desc->bar_descriptions[desc->page_table_bar_index].size))
+		goto bad;
+	if (desc->num_interrupts &&
+	    (desc->interrupt_bar_index < 0 ||
+	     desc->interrupt_bar_index >= GASKET_NUM_BARS ||
+	     !desc->bar_descriptions[desc->interrupt_bar_index].size))
+		goto bad;
+	for (i = 0; i < GASKET_NUM_BARS; i++) {
+		bar = &desc->bar_descriptions[i];
+		if (!PAGE_ALIGNED(bar->base) || !PAGE_ALIGNED(bar->size))
+			goto bad;
+	}
+	return 0;
+
+bad:
+	dev_err(&pci_dev->dev, "invalid gasket driver description\n");
+	return -EINVAL;
+}
+
+/* Finds or creates the class slot of @desc and reserves an index in it. */
+static int gasket_slot_get(struct gasket_dev *gdev)
+{
+	const struct gasket_driver_desc *desc = gdev->desc;
+	struct gasket_class_slot *slot = NULL;
+	struct class *class;
+	int i, index;
+
+	mutex_lock(&gasket_slots_lock);
+	for (i = 0; i < GASKET_FRAMEWORK_DESC_MAX; i++)
+		if (gasket_slots[i].desc == desc)
+			slot = &gasket_slots[i];
+	for (i = 0; !slot && i < GASKET_FRAMEWORK_DESC_MAX; i++) {
+		if (gasket_slots[i].desc)
+			continue;
+		class = gasket_class_create(desc->name);
+		if (IS_ERR(class)) {
+			mutex_unlock(&gasket_slots_lock);
+			dev_err(gdev->dev, "cannot create class %s: %ld\n",
+				desc->name, PTR_ERR(class));
+			return PTR_ERR(class);
+		}
+		slot = &gasket_slots[i];
+		slot->desc = desc;
+		slot->class = class;
+		slot->first_minor = i * GASKET_DEV_MAX;
+		ida_init(&slot->ida);
+	}
+	if (!slot) {
+		mutex_unlock(&gasket_slots_lock);
+		dev_err(gdev->dev, "more than %d gasket drivers\n",
+			GASKET_FRAMEWORK_DESC_MAX);
+		return -EBUSY;
+	}
+
+	index = ida_alloc_max(&slot->ida, GASKET_DEV_MAX - 1, GFP_KERNEL);
+	if (index < 0) {
+		mutex_unlock(&gasket_slots_lock);
+		dev_err(gdev->dev, "no free %s device index\n", desc->name);
+		return index;
+	}
+	slot->num_devices++;
+	gdev->slot = slot;
+	gdev->index = index;
+	gdev->devt = MKDEV(MAJOR(gasket_devt),
+			   MINOR(gasket_devt) + slot->first_minor + index);
+	snprintf(gdev->name, sizeof(gdev->name), "%s_%d", desc->name, index);
+	mutex_unlock(&gasket_slots_lock);
+	return 0;
+}
+
+static void gasket_slot_put(struct gasket_dev *gdev)
+{
+	struct gasket_class_slot *slot = gdev->slot;
+
+	mutex_lock(&gasket_slots_lock);
+	ida_free(&slot->ida, gdev->index);
+	if (!--slot->num_devices) {
+		class_destroy(slot->class);
+		ida_destroy(&slot->ida);
+		memset(slot, 0, sizeof(*slot));
+	}
+	mutex_unlock(&gasket_slots_lock);
+}
+
+static void gasket_unmap_bars(struct gasket_dev *gdev)
+{
+	int i;
+
+	for (i = 0; i < GASKET_NUM_BARS; i++) {
+		if (!gdev->bar_data[i].virt_base)
+			continue;
+		pci_iounmap(gdev->pci_dev, gdev->bar_data[i].virt_base);
+		pci_release_region(gdev->pci_dev, i);
+		gdev->bar_data[i].virt_base = NULL;
+	}
+}
+
+/*
+ * Plain (not pcim_*) requests and mappings: the managed PCI helpers
+ * changed semantics within the kernels we support.
+ */
+static int gasket_map_bars(struct gasket_dev *gdev)
+{
+	struct pci_dev *pci_dev = gdev->pci_dev;
+	const struct gasket_bar_desc *bar;
+	int ret, i;
+
+	for (i = 0; i < GASKET_NUM_BARS; i++) {
+		bar = &gdev->desc->bar_descriptions[i];
+		if (!bar->size)
+			continue;
+		if (!(pci_resource_flags(pci_dev, i) & IORESOURCE_MEM) ||
+		    pci_resource_len(pci_dev, i) < bar->size) {
+			dev_err(gdev->dev, "BAR %d: need %llu bytes of memory, have %llu\n",
+				i, bar->size,
+				(u64)pci_resource_len(pci_dev, i));
+			ret = -ENODEV;
+			goto err_unmap;
+		}
+		ret = pci_request_region(pci_dev, i, gdev->desc->name);
+		if (ret) {
+			dev_err(gdev->dev, "BAR %d is busy\n", i);
+			goto err_unmap;
+		}
+		gdev->bar_data[i].virt_base = pci_iomap(pci_dev, i, bar->size);
+		if (!gdev->bar_data[i].virt_base) {
+			pci_release_region(pci_dev, i);
+			dev_err(gdev->dev, "cannot map BAR %d\n", i);
+			ret = -ENOMEM;
+			goto err_unmap;
+		}
+		gdev->bar_data[i].phys_base = pci_resource_start(pci_dev, i);
+		gdev->bar_data[i].length_bytes = bar->size;
+	}
+	return 0;
+
+err_unmap:
+	gasket_unmap_bars(gdev);
+	return ret;
+}
+
+int gasket_pci_add_device(struct pci_dev *pci_dev,
+			  const struct gasket_driver_desc *desc,
+			  struct gasket_dev **gdev_out)
+{
+	struct gasket_dev *gdev;
+	int ret;
+
+	ret = gasket_desc_check(pci_dev, desc);
+	if (ret)
+		return ret;
+	/* The device's page tables translate 4 KiB pages. */
+	if (PAGE_SIZE != SZ_4K) {
+		dev_err(&pci_dev->dev, "needs a kernel with 4 KiB pages\n");
+		return -ENODEV;
+	}
+
+	gdev = kzalloc(sizeof(*gdev), GFP_KERNEL);
+	if (!gdev)
+		return -ENOMEM;
+	kref_init(&gdev->kref);
+	mutex_init(&gdev->mutex);
+	mutex_init(&gdev->map_lock);
+	gdev->pci_dev = pci_dev_get(pci_dev);
+	gdev->dev = &pci_dev->dev;
+	gdev->desc = desc;
+	gdev->num_page_tables = desc->num_page_tables;
+
+	ret = gasket_slot_get(gdev);
+	if (ret)
+		goto err_put;
+
+	ret = pci_enable_device(pci_dev);
+	if (ret) {
+		dev_err(gdev->dev, "cannot enable PCI device: %d\n", ret);
+		goto err_slot_put;
+	}
+	pci_set_master(pci_dev);
+
+	ret = dma_set_mask_and_coherent(gdev->dev, DMA_BIT_MASK(dma_bit_mask));
+	if (ret) {
+		dev_err(gdev->dev, "no usable %u-bit DMA: %d\n", dma_bit_mask,
+			ret);
+		goto err_disable;
+	}
+
+	ret = gasket_map_bars(gdev);
+	if (ret)
+		goto err_disable;
+
+	pci_set_drvdata(pci_dev, gdev);
+	*gdev_out = gdev;
+	return 0;
+
+err_disable:
+	pci_clear_master(pci_dev);
+	pci_disable_device(pci_dev);
+err_slot_put:
+	gasket_slot_put(gdev);
+err_put:
+	gasket_dev_put(gdev);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(gasket_pci_add_device);
+
+void gasket_pci_remove_device(struct pci_dev *pci_dev)
+{
+	struct gasket_dev *gdev = pci_get_drvdata(pci_dev);
+
+	if (gdev->enabled && !gdev->removed)
+		gasket_disable_device(gdev);
+
+	pci_set_drvdata(pci_dev, NULL);
+	gasket_unmap_bars(gdev);
+	pci_clear_master(pci_dev);
+	pci_disable_device(pci_dev);
+	gasket_slot_put(gdev);
+	gasket_dev_put(gdev);
+}
+EXPORT_SYMBOL_GPL(gasket_pci_remove_device);
+
+/* The framework's attribute group followed by the driver's ones. */
+static int gasket_node_groups_init(struct gasket_dev *gdev)
+{
+	const struct attribute_group **extra = gdev->desc->sysfs_groups;
+	int n = 0;
+
+	while (extra && extra[n])
+		n++;
+	gdev->node_groups = kcalloc(n + 2, sizeof(*gdev->node_groups),
+				    GFP_KERNEL);
+	if (!gdev->node_groups)
+		return -ENOMEM;
+	gdev->node_groups[0] = &gasket_sysfs_group;
+	if (n)
+		memcpy(&gdev->node_groups[1], extra, n * sizeof(*extra));
+	return 0;
+}
+
+static void gasket_page_tables_fini(struct gasket_dev *gdev, int count)
+{
+	while (count--)
+		gasket_page_table_fini(gdev, count);
+}
+
+int gasket_enable_device(struct gasket_dev *gdev)
+{
+	unsigned int minor = MINOR(gdev->devt) - MINOR(gasket_devt);
+	struct device *node;
+	int ret, i;
+
+	mutex_lock(&gdev->mutex);
+	for (i = 0; i < gdev->num_page_tables; i++) {
+		ret = gasket_page_table_init(gdev, i);
+		if (ret) {
+			gasket_page_tables_fini(gdev, i);
+			mutex_unlock(&gdev->mutex);
+			return ret;
+		}
+	}
+	mutex_unlock(&gdev->mutex);
+
+	ret = gasket_interrupt_init(gdev);
+	if (ret)
+		goto err_page_tables;
+
+	ret = gasket_node_groups_init(gdev);
+	if (ret)
+		goto err_interrupts;
+
+	WRITE_ONCE(gdev->enabled, true);
+	mutex_lock(&gasket_slots_lock);
+	gasket_devices[minor] = gdev;
+	mutex_unlock(&gasket_slots_lock);
+
+	node = device_create_with_groups(gdev->slot->class, gdev->dev,
+					 gdev->devt, gdev, gdev->node_groups,
+					 "%s", gdev->name);
+	if (IS_ERR(node)) {
+		ret = PTR_ERR(node);
+		dev_err(gdev->dev, "cannot create %s: %d\n", gdev->name, ret);
+		goto err_unpublish;
+	}
+	gdev->dev_node = node;
+	return 0;
+
+err_unpublish:
+	mutex_lock(&gasket_slots_lock);
+	gasket_devices[minor] = NULL;
+	mutex_unlock(&gasket_slots_lock);
+	WRITE_ONCE(gdev->enabled, false);
+	kfree(gdev->node_groups);
+	gdev->node_groups = NULL;
+err_interrupts:
+	gasket_interrupt_fini(gdev);
+err_page_tables:
+	mutex_lock(&gdev->mutex);
+	gasket_page_tables_fini(gdev, gdev->num_page_tables);
+	mutex_unlock(&gdev->mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(gasket_enable_device);
+
+void gasket_disable_device(struct gasket_dev *gdev)
+{
+	unsigned int minor = MINOR(gdev->devt) - MINOR(gasket_devt);
+
+	mutex_lock(&gasket_slots_lock);
+	gasket_devices[minor] = NULL;
+	mutex_unlock(&gasket_slots_lock);
+
+	/* Waits for running sysfs show/store; none start afterwards. */
+	device_destroy(gdev->slot->class, gdev->devt);
+	gdev->dev_node = NULL;
+
+	mutex_lock(&gdev->mutex);
+	mutex_lock(&gdev->map_lock);
+	WRITE_ONCE(gdev->removed, true);
+	mutex_unlock(&gdev->map_lock);
+	mutex_unlock(&gdev->mutex);
+
+	/* No interrupt can signal an eventfd after this. */
+	gasket_interrupt_fini(gdev);
+
+	mutex_lock(&gdev->mutex);
+	gasket_page_tables_fini(gdev, gdev->num_page_tables);
+	gasket_coherent_release(gdev);
+	mutex_unlock(&gdev->mutex);
+
+	kfree(gdev->node_groups);
+	gdev->node_groups = NULL;
+}
+EXPORT_SYMBOL_GPL(gasket_disable_device);
+
+static int __init gasket_init(void)
+{
+	int ret;
+
+	if (dma_bit_mask < GASKET_DMA_BITS_MIN ||
+	    dma_bit_mask > GASKET_DMA_BITS_MAX) {
+		pr_warn("gasket: dma_bit_mask=%u out of range %d..%d, using %d\n",
+			dma_bit_mask, GASKET_DMA_BITS_MIN, GASKET_DMA_BITS_MAX,
+			GASKET_DMA_BITS_MAX);
+		dma_bit_mask = GASKET_DMA_BITS_MAX;
+	}
+
+	ret = alloc_chrdev_region(&gasket_devt, 0, GASKET_MINORS, "gasket");
+	if (ret)
+		return ret;
+
+	cdev_init(&gasket_cdev, &gasket_fops);
+	gasket_cdev.owner = THIS_MODULE;
+	ret = cdev_add(&gasket_cdev, gasket_devt, GASKET_MINORS);
+	if (ret) {
+		unregister_chrdev_region(gasket_devt, GASKET_MINORS);
+		return ret;
+	}
+	return 0;
+}
+
+static void __exit gasket_exit(void)
+{
+	cdev_del(&gasket_cdev);
+	unregister_chrdev_region(gasket_devt, GASKET_MINORS);
+}
+
+module_init(gasket_init);
+module_exit(gasket_exit);
+
+MODULE_DESCRIPTION("Gasket framework for thin PCI accelerator drivers");
+MODULE_VERSION(GASKET_FRAMEWORK_VERSION);
+MODULE_LICENSE("GPL");

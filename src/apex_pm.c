@@ -170,16 +170,16 @@ static int apex_pm_reset_locked(struct apex_dev *adev)
 	lockdep_assert_held(&adev->lock);
 	if (adev->gone)
 		return -ENODEV;
-	if (adev->bypass)
-		return 0;
 
-	if (!apex_pm_gcb_in_reset(adev))
-		ret = apex_pm_enter_reset(adev);
-	if (!ret)
-		ret = apex_pm_quit_reset(adev);
-	adev->reset_failed = ret;
-	if (ret)
-		return ret;
+	if (!adev->bypass) {
+		if (!apex_pm_gcb_in_reset(adev))
+			ret = apex_pm_enter_reset(adev);
+		if (!ret)
+			ret = apex_pm_quit_reset(adev);
+		adev->reset_failed = ret;
+		if (ret)
+			return ret;
+	}
 
 	clear_bit(APEX_EVENT_FATAL, &adev->events);
 	apex_pm_apply_clocks(adev);

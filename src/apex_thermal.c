@@ -183,6 +183,9 @@ static void apex_thermal_work(struct work_struct *work)
 		goto out;
 
 	dc = apex_read32(adev, APEX_OMC0_DC);
+	/* All ones: the chip fell off the bus; status reports it DEAD. */
+	if (dc == U32_MAX)
+		goto out;
 	mc = apex_code_to_mc(FIELD_GET(APEX_OMC0_DC_DATA, dc));
 	apex_thermal_alarms(adev, dc, mc);
 

@@ -43,7 +43,7 @@ mkdir "$tmp"
 # Room for what the guest adds: the package, a DKMS build, logs.
 used_mib=$(du -s --block-size=1M --one-file-system "$root" | cut -f1)
 size_mib=$((used_mib + 2048))
-mkfs.ext4 -q -F -L root -d "$root" "$tmp/root.ext4" "${size_mib}M" >&2 ||
+mkfs.ext4 -q -F -L root -d "$root" "$tmp/root.ext4" "${size_mib}M" >/dev/null ||
 	apex_die "$suite: mkfs.ext4 -d failed (e2fsprogs >= 1.43 needed for -d)"
 chmod 0444 "$tmp/root.ext4"
 cp "$root/boot/vmlinuz-$kver" "$tmp/vmlinuz"

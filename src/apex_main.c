@@ -70,6 +70,7 @@ static const struct gasket_interrupt_desc apex_interrupts[] = {
 	{ APEX_INTERRUPT_FATAL_ERR, APEX_HIB_FATAL_ERR_INTVECCTL,
 	  GASKET_UNPACKED },
 };
+
 static_assert(ARRAY_SIZE(apex_interrupts) == APEX_INTERRUPT_COUNT);
 
 static const struct attribute_group *apex_groups[] = {

@@ -8,7 +8,7 @@
 #include <linux/delay.h>
 #include <linux/iopoll.h>
 #include <linux/lockdep.h>
-#include <linux/minmax.h>
+#include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/time64.h>
 

@@ -8,7 +8,7 @@
 #include <linux/delay.h>
 #include <linux/hwmon.h>
 #include <linux/lockdep.h>
-#include <linux/minmax.h>
+#include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/workqueue.h>

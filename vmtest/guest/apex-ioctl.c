@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "apexdev.h"
+#include "ctl.h"
 #include "tap.h"
 #include "te.h"
 
@@ -47,7 +48,28 @@ struct ctx {
 	int efd;		/* bound to source 4, the reference copies' */
 	struct ref src, dst, ext;	/* simple, simple, extended */
 	long long pages;	/* mapped pages the reference mappings make */
+	long long chip[3];	/* valid entries the chip sees, by kind */
 };
+
+/* What apexsim counts in the page table the driver wrote. */
+static const char *const chip_keys[3] = {
+	"pt_valid_simple", "pt_valid_extended", "pt_valid_l2",
+};
+
+static bool chip_entries(long long v[3])
+{
+	int i, err;
+
+	for (i = 0; i < 3; i++) {
+		err = ctl_get(chip_keys[i], &v[i]);
+		if (err) {
+			tap_why("control channel: get %s: %s", chip_keys[i],
+				strerror(-err));
+			return false;
+		}
+	}
+	return true;
+}
 
 static int map_raw(int fd, uint64_t table, uint64_t host, uint64_t dev,
 		   uint64_t size, unsigned long req)
@@ -106,15 +128,29 @@ static bool ref_copy(const struct ctx *c, const struct ref *from,
 	return true;
 }
 
-/* The device and every existing mapping are as they were. */
+/*
+ * The device and every existing mapping are as they were: the driver's
+ * count, the entries the chip sees, and copies through the mappings.
+ */
 static bool unchanged(const struct ctx *c)
 {
 	long long pages = sysfs_num(c->dev, "node_0_num_mapped_pages");
+	long long chip[3];
+	int i;
 
 	if (pages != c->pages) {
 		tap_why("node_0_num_mapped_pages %lld, want %lld", pages,
 			c->pages);
 		return false;
+	}
+	if (!chip_entries(chip))
+		return false;
+	for (i = 0; i < 3; i++) {
+		if (chip[i] != c->chip[i]) {
+			tap_why("chip %s %lld, want %lld", chip_keys[i],
+				chip[i], c->chip[i]);
+			return false;
+		}
 	}
 	return ref_copy(c, &c->src, &c->ext, 7) &&
 	       ref_copy(c, &c->ext, &c->dst, 8);
@@ -233,6 +269,14 @@ static bool map_refs(struct ctx *c)
 		}
 	}
 	c->pages = 3 * REF_PAGES;
+	if (!chip_entries(c->chip))
+		return false;
+	if (c->chip[0] != 2 * REF_PAGES || c->chip[1] != 1 ||
+	    c->chip[2] != REF_PAGES) {
+		tap_why("chip sees %lld simple, %lld extended, %lld second-level entries",
+			c->chip[0], c->chip[1], c->chip[2]);
+		return false;
+	}
 	return unchanged(c);
 }
 
@@ -475,7 +519,7 @@ static void test_interrupts(const struct ctx *c)
 	efd_drain(c->efd);
 	if (!err)
 		te_copy(&c->te, c->src.dev, c->dst.dev, APEX_PAGE, 4, c->efd,
-			500, &run);
+			2000, &run);
 	if (err)
 		tap_why("%s", errname(err));
 	else if (run.events)
@@ -489,6 +533,40 @@ static void test_interrupts(const struct ctx *c)
 	if (err)
 		tap_why("%s", errname(err));
 	tap_ok(!err && unchanged(c), "SET_EVENTFD binds it again");
+}
+
+static void test_loopback(const struct ctx *c)
+{
+	long long before = sysfs_irq_count(c->dev, 4), after;
+	uint64_t events;
+	int err;
+
+	efd_drain(c->efd);
+	err = ioctl(c->fd, GASKET_IOCTL_LOOPBACK_INTERRUPT, 4UL) ? errno : 0;
+	events = efd_wait(c->efd, 1000);
+	after = sysfs_irq_count(c->dev, 4);
+	if (err)
+		tap_why("%s", errname(err));
+	else if (!events || after != before + 1)
+		tap_why("eventfd %s, interrupt_counts[4] %lld -> %lld",
+			events ? "fired" : "silent", before, after);
+	tap_ok(!err && events && after == before + 1,
+	       "LOOPBACK_INTERRUPT 4 signals its eventfd and counts");
+	err = ioctl(c->fd, GASKET_IOCTL_LOOPBACK_INTERRUPT,
+		    (unsigned long)APEX_IRQ_COUNT) ? errno : 0;
+	refused(c, err, EINVAL, "LOOPBACK_INTERRUPT %d", APEX_IRQ_COUNT);
+}
+
+static void test_apex_bad(const struct ctx *c)
+{
+	struct apex_performance_expectation_ioctl perf = { .performance = 4 };
+
+	refused(c, xioctl(c->fd, APEX_IOCTL_PERFORMANCE_EXPECTATION, &perf),
+		EINVAL, "PERFORMANCE_EXPECTATION 4");
+	refused(c, xioctl(c->fd, APEX_IOCTL_PERFORMANCE_EXPECTATION, NULL),
+		EFAULT, "PERFORMANCE_EXPECTATION with a NULL argument");
+	refused(c, xioctl(c->fd, APEX_IOCTL_GATE_CLOCK, NULL), EFAULT,
+		"GATE_CLOCK with a NULL argument");
 }
 
 static void test_reset(const struct ctx *c)
@@ -540,8 +618,10 @@ int main(int argc, char **argv)
 	test_eventfd_bad(&c);
 	test_dmabuf_bad(&c);
 	test_unknown(&c);
+	test_apex_bad(&c);
 	test_coherent(&c);
 	test_interrupts(&c);
+	test_loopback(&c);
 	test_reset(&c);
 	close(c.fd);
 	return tap_done();

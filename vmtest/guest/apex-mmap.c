@@ -47,15 +47,19 @@ static void refused(int fd, unsigned long off, size_t len, const char *what)
 	       what, off, len, errname(err));
 }
 
-static int coherent(int fd, bool enable)
+/* Enable returns the buffer's mmap offset; disable takes it back. */
+static int coherent(int fd, bool enable, uint64_t *offset)
 {
 	struct gasket_coherent_alloc_config_ioctl io = {
 		.page_table_index = 0,
 		.enable = enable,
 		.size = COHERENT_SIZE,
+		.dma_address = *offset,
 	};
+	int err = xioctl(fd, GASKET_IOCTL_CONFIG_COHERENT_ALLOCATOR, &io);
 
-	return xioctl(fd, GASKET_IOCTL_CONFIG_COHERENT_ALLOCATOR, &io);
+	*offset = io.dma_address;
+	return err;
 }
 
 static void test_regions(int fd)
@@ -95,16 +99,20 @@ static void test_regions(int fd)
 
 static void test_coherent(int fd)
 {
+	uint64_t off = 0;
 	uint8_t *p;
 	int err;
 
 	refused(fd, COHERENT_OFFSET, APEX_PAGE,
 		"the coherent buffer before it is allocated");
-	err = coherent(fd, true);
+	err = coherent(fd, true, &off);
 	if (err)
 		tap_why("%s", errname(err));
-	if (!tap_ok(!err, "CONFIG_COHERENT_ALLOCATOR enables %lu KiB",
-		    COHERENT_SIZE / 1024)) {
+	else if (off != COHERENT_OFFSET)
+		tap_why("mmap offset 0x%llx", (unsigned long long)off);
+	if (!tap_ok(!err && off == COHERENT_OFFSET,
+		    "CONFIG_COHERENT_ALLOCATOR enables %lu KiB at mmap offset 0x%lx",
+		    COHERENT_SIZE / 1024, COHERENT_OFFSET)) {
 		tap_skip_dep("CONFIG_COHERENT_ALLOCATOR", "mmap of the coherent buffer");
 		return;
 	}
@@ -116,15 +124,32 @@ static void test_coherent(int fd)
 	} else {
 		buf_fill(p, COHERENT_SIZE, 51);
 		tap_ok(buf_check(p, COHERENT_SIZE, 51) < 0,
-		       "mmap the coherent buffer (offset 0x%lx, %lu KiB), write and read it back",
-		       COHERENT_OFFSET, COHERENT_SIZE / 1024);
+		       "mmap the coherent buffer, write and read it back");
+		off = COHERENT_OFFSET;
+		err = coherent(fd, false, &off);
+		if (err != EBUSY)
+			tap_why("got %s", errname(err));
+		tap_ok(err == EBUSY,
+		       "CONFIG_COHERENT_ALLOCATOR disable while mapped -> EBUSY");
 		munmap(p, COHERENT_SIZE);
 	}
 	refused(fd, COHERENT_OFFSET, 2 * COHERENT_SIZE,
 		"more than the coherent buffer");
 	refused(fd, COHERENT_OFFSET + COHERENT_SIZE, APEX_PAGE,
 		"past the coherent buffer");
-	err = coherent(fd, false);
+	off = COHERENT_OFFSET;
+	err = coherent(fd, true, &off);
+	if (err != EBUSY)
+		tap_why("got %s", errname(err));
+	tap_ok(err == EBUSY, "CONFIG_COHERENT_ALLOCATOR enable twice -> EBUSY");
+	off = 0;
+	err = coherent(fd, false, &off);
+	if (err != EINVAL)
+		tap_why("got %s", errname(err));
+	tap_ok(err == EINVAL,
+	       "CONFIG_COHERENT_ALLOCATOR disable with a wrong address -> EINVAL");
+	off = COHERENT_OFFSET;
+	err = coherent(fd, false, &off);
 	if (err)
 		tap_why("%s", errname(err));
 	tap_ok(!err, "CONFIG_COHERENT_ALLOCATOR disables it");

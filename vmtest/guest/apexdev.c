@@ -43,17 +43,28 @@ int xioctl(int fd, unsigned long req, void *arg)
 	return ioctl(fd, req, arg) < 0 ? errno : 0;
 }
 
-int sysfs_attr(const char *dev, const char *attr, char *buf, size_t len)
+/* /sys/class/apex/<node>/<attr>; the stable names under /dev/apex/ are
+ * symlinks to apex_N, so resolve them first. */
+static int sysfs_attr_path(const char *dev, const char *attr, char *path,
+			   size_t len)
 {
-	char real[PATH_MAX], path[PATH_MAX + 64];
-	ssize_t n;
-	int fd;
+	char real[PATH_MAX];
 
-	/* The stable names under /dev/apex/ are symlinks to apex_N. */
 	if (!realpath(dev, real))
 		return errno;
-	snprintf(path, sizeof(path), "/sys/class/apex/%s/%s", basename(real),
-		 attr);
+	snprintf(path, len, "/sys/class/apex/%s/%s", basename(real), attr);
+	return 0;
+}
+
+int sysfs_attr(const char *dev, const char *attr, char *buf, size_t len)
+{
+	char path[PATH_MAX + 64];
+	ssize_t n;
+	int fd, err;
+
+	err = sysfs_attr_path(dev, attr, path, sizeof(path));
+	if (err)
+		return err;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
@@ -65,6 +76,29 @@ int sysfs_attr(const char *dev, const char *attr, char *buf, size_t len)
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
 	return 0;
+}
+
+int sysfs_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+	size_t len = strlen(val);
+
+	if (fd < 0)
+		return errno;
+	errno = 0;
+	if (write(fd, val, len) != (ssize_t)len)
+		err = errno ? errno : EIO;
+	if (close(fd) && !err)
+		err = errno;
+	return err;
+}
+
+int sysfs_attr_write(const char *dev, const char *attr, const char *val)
+{
+	char path[PATH_MAX + 64];
+	int err = sysfs_attr_path(dev, attr, path, sizeof(path));
+
+	return err ? err : sysfs_write(path, val);
 }
 
 long long sysfs_num(const char *dev, const char *attr)
@@ -85,14 +119,15 @@ long long sysfs_num(const char *dev, const char *attr)
 long long sysfs_irq_count(const char *dev, unsigned int irq)
 {
 	char buf[1024], *line, *save = NULL;
-	unsigned int idx;
 	long long count;
+	int idx;
 
 	if (sysfs_attr(dev, "interrupt_counts", buf, sizeof(buf)))
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, " %u : %lld", &idx, &count) == 2 && idx == irq)
+		if (sscanf(line, " %i : %lld", &idx, &count) == 2 &&
+		    idx == (int)irq)
 			return count;
 	return -1;
 }

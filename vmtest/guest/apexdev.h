@@ -57,6 +57,12 @@ int xioctl(int fd, unsigned long req, void *arg);
 /* Read /sys/class/apex/<node>/<attr> into @buf without the newline. */
 int sysfs_attr(const char *dev, const char *attr, char *buf, size_t len);
 
+/* Write @val to /sys/class/apex/<node>/<attr>; 0 or the positive errno. */
+int sysfs_attr_write(const char *dev, const char *attr, const char *val);
+
+/* Write @val to any sysfs file (e.g. a module parameter); 0 or errno. */
+int sysfs_write(const char *path, const char *val);
+
 /* The attribute as a number, or -1 when it cannot be read or parsed. */
 long long sysfs_num(const char *dev, const char *attr);
 

@@ -166,3 +166,29 @@ int ctl_request(int devno, const char *cmd, char *reply, size_t len,
 	close(fd);
 	return err;
 }
+
+int ctl_get(const char *key, long long *val)
+{
+	char cmd[128], reply[256], *end;
+	int err;
+
+	snprintf(cmd, sizeof(cmd), "get %s", key);
+	err = ctl_request(0, cmd, reply, sizeof(reply), CTL_TIMEOUT_MS);
+	if (err)
+		return err;
+	if (strncmp(reply, "ok ", 3))
+		return -EPROTO;
+	errno = 0;
+	*val = strtoll(reply + 3, &end, 0);
+	return errno || *end || end == reply + 3 ? -EPROTO : 0;
+}
+
+int ctl_cmd(const char *cmd)
+{
+	char reply[256];
+	int err = ctl_request(0, cmd, reply, sizeof(reply), CTL_TIMEOUT_MS);
+
+	if (err)
+		return err;
+	return strcmp(reply, "ok") ? -EPROTO : 0;
+}

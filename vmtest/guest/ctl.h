@@ -22,6 +22,16 @@
 int ctl_request(int devno, const char *cmd, char *reply, size_t len,
 		int timeout_ms);
 
+/*
+ * "get KEY" on device 0: the value as a number (decimal or 0x hex) in @val.
+ * Returns 0, a negative errno from ctl_request(), or -EPROTO when the reply
+ * is not "ok NUMBER".
+ */
+int ctl_get(const char *key, long long *val);
+
+/* Send @cmd to device 0 and expect "ok"; 0 or a negative errno. */
+int ctl_cmd(const char *cmd);
+
 /* The channel's path for @devno (static buffer). */
 const char *ctl_path(int devno);
 

@@ -41,6 +41,74 @@ sysattr() {
 	cat "$APEX_SYSFS/$1"
 }
 
+# chip_get KEY: the emulated chip's state KEY (apexsim `get KEY`).
+chip_get() {
+	local r
+	r=$(ctl get "$1") || return 1
+	[[ $r == "ok "* ]] || fail "apexsim: get $1: $r"
+	printf '%s\n' "${r#ok }"
+}
+
+# chip_is KEY VALUE
+chip_is() {
+	local v
+	v=$(chip_get "$1") || return 1
+	[ "$v" = "$2" ] || fail "chip $1=$v, want $2"
+}
+
+# wait_chip SECONDS KEY VALUE: poll until the chip reports KEY=VALUE.
+wait_chip() {
+	wait_until "$1" chip_is "$2" "$3" || chip_is "$2" "$3"
+}
+
+# chip_cmd COMMAND...: a control request that must answer "ok".
+chip_cmd() {
+	local r
+	r=$(ctl "$@") || return 1
+	[ "$r" = ok ] || fail "apexsim: $*: $r"
+}
+
+# kmsg_mark NAME / dmesg_after NAME: the kernel log since a marker line.
+kmsg_mark() {
+	echo "apex-vmtest: mark $1" >/dev/kmsg
+}
+
+dmesg_after() {
+	dmesg | awk -v m="apex-vmtest: mark $1" 'index($0, m) { out = ""; seen = 1; next } seen { out = out $0 "\n" } END { printf "%s", out }'
+}
+
+# dmesg_logged NAME REGEX: the kernel logged REGEX since mark NAME.
+dmesg_logged() {
+	dmesg_after "$1" | grep -Eq "$2" || fail "no kernel message matching '$2' since mark $1: $(dmesg_after "$1" | tail -n 5)"
+}
+
+irq_count() {
+	sysattr interrupt_counts | awk -v k="$(printf '0x%02x:' "$1")" '$1 == k { print $2 }'
+}
+
+irq_count_above() {
+	[ "$(irq_count "$1")" -gt "$2" ]
+}
+
+# hold_device / release_device: keep /dev/apex_0 open (fd 9) in the stage
+# shell across several checks, so the chip stays in an open session.
+hold_device() {
+	exec 9<>"$APEX_DEV" || tap_diag "cannot hold $APEX_DEV open"
+}
+
+release_device() {
+	exec 9>&-
+}
+
+# The hwmon directory the apex driver registered.
+hwmon_dir() {
+	local d
+	for d in /sys/class/hwmon/hwmon*; do
+		[ "$(cat "$d/name" 2>/dev/null)" = apex ] && { echo "$d"; return 0; }
+	done
+	fail "no hwmon device named apex"
+}
+
 module_loaded() {
 	grep -q "^$1 " /proc/modules
 }
@@ -87,22 +155,32 @@ driver_in_use() {
 }
 
 # The sysfs attributes of the class device, with the values an idle,
-# freshly probed chip must show.
+# freshly probed chip must show (names: src/Documentation/ABI).
 sysfs_sane() {
 	local a
 	for a in status node_0_page_table_entries node_0_simple_page_table_entries \
-		node_0_num_mapped_pages interrupt_counts unique_id temp; do
+		node_0_num_mapped_pages interrupt_counts unique_id temp driver_version \
+		framework_version device_type pci_address is_device_owned device_owner \
+		write_open_count reset_count user_mem_ranges bar_offsets bar_sizes; do
 		[ -r "$APEX_SYSFS/$a" ] || fail "$APEX_SYSFS/$a is missing"
 	done
 	expect_eq status "$(sysattr status)" ALIVE
+	expect_eq device_type "$(sysattr device_type)" apex
+	expect_eq pci_address "$(sysattr pci_address)" "$(chip_addr)"
 	expect_eq node_0_page_table_entries "$(sysattr node_0_page_table_entries)" 8192
 	expect_eq node_0_num_mapped_pages "$(sysattr node_0_num_mapped_pages)" 0
+	expect_eq is_device_owned "$(sysattr is_device_owned)" 0
+	expect_eq write_open_count "$(sysattr write_open_count)" 0
+	expect_eq user_mem_ranges "$(sysattr user_mem_ranges | xargs)" \
+		"0x00040000-0x00041000 0x00044000-0x00045000 0x00048000-0x00049000"
+	expect_eq bar_sizes "$(sysattr bar_sizes)" "2: 0x100000"
 	[ "$(sysattr node_0_simple_page_table_entries)" -le 8192 ] ||
 		fail "node_0_simple_page_table_entries $(sysattr node_0_simple_page_table_entries)"
-	[ "$(sysattr interrupt_counts | wc -l)" = 13 ] ||
+	[ "$(sysattr interrupt_counts | grep -cE '^0x[0-9a-f]{2}: [0-9]+$')" = 13 ] ||
 		fail "interrupt_counts: $(sysattr interrupt_counts)"
 	[[ $(sysattr unique_id) =~ ^[0-9a-f]{32}$ ]] || fail "unique_id '$(sysattr unique_id)'"
 	[[ $(sysattr temp) =~ ^-?[0-9]+$ ]] || fail "temp '$(sysattr temp)'"
+	[[ $(sysattr driver_version) =~ ^[0-9]+\.[0-9]+ ]] || fail "driver_version '$(sysattr driver_version)'"
 }
 
 # open_as USER MODE EXPECT: open /dev/apex_0 as USER (fresh group list).
@@ -131,6 +209,8 @@ reload_modules() {
 	wait_until 20 node_ok || node_ok
 }
 
-export -f fail expect_eq wait_until ctl sysattr module_loaded modules_loaded \
+export -f fail expect_eq wait_until ctl sysattr chip_get chip_is wait_chip chip_cmd \
+	kmsg_mark dmesg_after dmesg_logged irq_count irq_count_above hwmon_dir \
+	module_loaded modules_loaded \
 	chip_addr node_ok by_path_ok no_world_nodes lspci_shows_chip driver_in_use \
 	sysfs_sane open_as dmesg_clean reload_modules

@@ -13,6 +13,12 @@ source "$here/tap.sh"
 source "$here/lib.sh"
 # shellcheck source=pkg.sh
 source "$here/pkg.sh"
+# shellcheck source=thermal.sh
+source "$here/thermal.sh"
+# shellcheck source=tunables.sh
+source "$here/tunables.sh"
+# shellcheck source=faults.sh
+source "$here/faults.sh"
 
 tap_diag "stage2 on $(uname -r), up $(cut -d' ' -f1 /proc/uptime) s"
 
@@ -39,6 +45,23 @@ else
 fi
 [ "$autoloaded" = 1 ] || tap_diag "the rest runs on whatever the boot left"
 
+# --- tunables, thermal, faults: each checked in the chip through apexsim --------
+if [ "$have_dev" = 1 ]; then
+	kmsg_mark power
+	tap_prog -t 300 apex-power "$here/apex-power" "$APEX_DEV"
+	tap_check "the clamped module parameter allow_power_save=7 was warned about" \
+		dmesg_logged power 'allow_power_save=7 is outside 0..1, using the default 1'
+	tap_check "per-device bypass_top_level=1 with allow_sw_clock_gating=1 was warned about" \
+		dmesg_logged power 'allow_sw_clock_gating=1 has no effect with bypass_top_level=1'
+	run_thermal_checks
+	run_modprobe_d_checks
+	tap_check "dmesg before the fault injection: no WARNING, BUG, Oops, lockdep, UBSAN or Call Trace" dmesg_clean
+	run_fault_checks
+else
+	for t in "power and clock tunables" "thermal" "modprobe.d tunables" "faults"; do
+		tap_dep_fail "$t" "$APEX_DEV exists"
+	done
+fi
 tap_check "dmesg: no WARNING, BUG, Oops, lockdep, UBSAN or Call Trace" dmesg_clean
 
 # --- removal ---------------------------------------------------------------------

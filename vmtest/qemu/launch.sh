@@ -15,7 +15,7 @@
 #   --timeout SEC      kill the guest after SEC seconds (default 1200)
 #   --net              user-mode network (a cloud image fetches its own dkms)
 # Environment:
-#   APEXSIM     the device server (default vmtest/apexsim/apexsim)
+#   APEXSIM     the device server (default build/apexsim/apexsim)
 #   APEX_ACCEL  tcg (default) | kvm | auto (use KVM if a short probe boots)
 #
 # Exit status: 0 when the guest powered off, 124 on timeout, else QEMU's.
@@ -46,7 +46,7 @@ done
 for f in "$base" "$seed" $test_disk $kernel $initrd; do
 	[ -f "$f" ] || apex_die "launch.sh: $f does not exist"
 done
-apexsim=${APEXSIM:-$apex_top/vmtest/apexsim/apexsim}
+apexsim=${APEXSIM:-$apex_top/build/apexsim/apexsim}
 [ "$devices" -eq 0 ] || [ -x "$apexsim" ] ||
 	apex_die "apexsim not found at $apexsim: build it with 'make -C vmtest/apexsim'"
 

@@ -143,7 +143,7 @@ static int do_reset(int fd, void *arg)
 	return dev_reset(fd, false);
 }
 
-static int do_reset_io(int fd, void *arg)
+static int do_reset_legacy(int fd, void *arg)
 {
 	(void)arg;
 	return dev_reset(fd, true);
@@ -216,8 +216,8 @@ static void test_non_owner(void *buf)
 		{ "SET_EVENTFD", do_set_eventfd, NULL },
 		{ "CLEAR_EVENTFD", do_clear_eventfd, NULL },
 		{ "PARTITION_PAGE_TABLE", do_partition, NULL },
-		{ "RESET _IOW", do_reset, NULL },
-		{ "RESET _IO", do_reset_io, NULL },
+		{ "RESET", do_reset, NULL },
+		{ "RESET (legacy _IOW number)", do_reset_legacy, NULL },
 		{ "CLEAR_INTERRUPT_COUNTS", do_clear_counts, NULL },
 		{ "APEX_IOCTL_GATE_CLOCK", do_gate_clock, NULL },
 		{ "mmap of the test engine read-write", do_mmap_write, NULL },

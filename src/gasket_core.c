@@ -105,7 +105,8 @@ int gasket_reset_locked(struct gasket_dev *gdev)
 	if (gdev->desc->device_reset_cb) {
 		ret = gdev->desc->device_reset_cb(gdev);
 		if (ret) {
-			dev_err(gdev->dev, "device reset failed: %d\n", ret);
+			dev_err_ratelimited(gdev->dev, "device reset failed: %d\n",
+					    ret);
 			return ret;
 		}
 	}
@@ -142,8 +143,9 @@ static void gasket_release_ownership(struct gasket_dev *gdev)
 		if (gdev->desc->device_reset_cb) {
 			ret = gdev->desc->device_reset_cb(gdev);
 			if (ret)
-				dev_err(gdev->dev, "reset at last close failed: %d\n",
-					ret);
+				dev_err_ratelimited(gdev->dev,
+						    "reset at last close failed: %d\n",
+						    ret);
 		}
 		for (i = 0; i < gdev->num_page_tables; i++)
 			gasket_page_table_unmap_all(gdev->page_table[i]);
@@ -189,7 +191,8 @@ static int gasket_open(struct inode *inode, struct file *filp)
 	if (!gdev->open_count && gdev->desc->device_open_cb) {
 		ret = gdev->desc->device_open_cb(gdev);
 		if (ret) {
-			dev_err(gdev->dev, "device open failed: %d\n", ret);
+			dev_err_ratelimited(gdev->dev, "device open failed: %d\n",
+					    ret);
 			goto err_unlock;
 		}
 	}
@@ -228,7 +231,8 @@ static int gasket_release(struct inode *inode, struct file *filp)
 	    gdev->desc->device_close_cb) {
 		ret = gdev->desc->device_close_cb(gdev);
 		if (ret)
-			dev_err(gdev->dev, "device close failed: %d\n", ret);
+			dev_err_ratelimited(gdev->dev, "device close failed: %d\n",
+					    ret);
 	}
 	mutex_unlock(&gdev->mutex);
 
@@ -360,8 +364,9 @@ static const struct file_operations gasket_fops = {
 static int gasket_desc_check(struct pci_dev *pci_dev,
 			     const struct gasket_driver_desc *desc)
 {
+	const struct gasket_mappable_region *r;
 	const struct gasket_bar_desc *bar;
-	int i;
+	int i, j;
 
 	if (!desc->name || strlen(desc->name) > GASKET_NAME_MAX - 5)
 		goto bad;
@@ -385,6 +390,14 @@ static int gasket_desc_check(struct pci_dev *pci_dev,
 		bar = &desc->bar_descriptions[i];
 		if (!PAGE_ALIGNED(bar->base) || !PAGE_ALIGNED(bar->size))
 			goto bad;
+		for (j = 0; j < bar->num_mappable_regions; j++) {
+			r = &bar->mappable_regions[j];
+			if (!PAGE_ALIGNED(r->start) ||
+			    !PAGE_ALIGNED(r->length_bytes) ||
+			    r->start > bar->size ||
+			    r->length_bytes > bar->size - r->start)
+				goto bad;
+		}
 	}
 	return 0;
 

@@ -20,30 +20,32 @@ enum gasket_ioctl_need {
 };
 
 /*
- * The ioctl's canonical number and needs; -ENOTTY if it is none of ours.
- * The arguments passed by value were declared "unsigned long" in the
- * numbers, so 32-bit processes use a second number for them.
+ * Ioctls passing their argument by value declared it "unsigned long" in
+ * the number, so 32-bit and 64-bit processes use different numbers.
  */
+static bool gasket_ioctl_by_value(unsigned int cmd, unsigned int nr)
+{
+	return cmd == _IOW(GASKET_IOCTL_BASE, nr, __u32) ||
+	       cmd == _IOW(GASKET_IOCTL_BASE, nr, __u64);
+}
+
+/* The ioctl's canonical number and needs; -ENOTTY if it is none of ours. */
 static int gasket_ioctl_lookup(unsigned int cmd, unsigned int *canonical,
 			       enum gasket_ioctl_need *need)
 {
 	*canonical = cmd;
-	switch (cmd) {
-	case GASKET_IOCTL_RESET_LEGACY:
-	case _IOW(GASKET_IOCTL_BASE, 0, __u32):
+	/* RESET also exists as _IOW(.., unsigned long), its 2018 number. */
+	if (gasket_ioctl_by_value(cmd, 0))
 		*canonical = GASKET_IOCTL_RESET;
-		fallthrough;
+	else if (gasket_ioctl_by_value(cmd, 2))
+		*canonical = GASKET_IOCTL_CLEAR_EVENTFD;
+	else if (gasket_ioctl_by_value(cmd, 3))
+		*canonical = GASKET_IOCTL_LOOPBACK_INTERRUPT;
+
+	switch (*canonical) {
 	case GASKET_IOCTL_RESET:
 	case GASKET_IOCTL_CLEAR_INTERRUPT_COUNTS:
 		*need = GASKET_NEED_WRITER;
-		return 0;
-	case _IOW(GASKET_IOCTL_BASE, 2, __u32):
-		*canonical = GASKET_IOCTL_CLEAR_EVENTFD;
-		*need = GASKET_NEED_WRITER_ALIVE;
-		return 0;
-	case _IOW(GASKET_IOCTL_BASE, 3, __u32):
-		*canonical = GASKET_IOCTL_LOOPBACK_INTERRUPT;
-		*need = GASKET_NEED_WRITER_ALIVE;
 		return 0;
 	case GASKET_IOCTL_NUMBER_PAGE_TABLES:
 	case GASKET_IOCTL_PAGE_TABLE_SIZE:

@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# bench.sh [SUITE]: make bench. Boots one guest (default bookworm) with the
+# emulated Apex, installs apex-dkms in it and runs vmtest/bench/ there, then
+# prints the table and keeps the raw rows as CSV and JSON in
+# results/bench/<timestamp>-<suite>/.
+#
+# Environment: APEX_BENCH_REPS (repetitions per figure, default 5),
+# APEX_BENCH_ITERS (test-engine round trips, default 1000), APEX_TIMEOUT.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib/common.sh"
+export apex_t0
+
+suite=${1:-bookworm}
+run_dir=$apex_top/results/bench/$(date +%Y%m%d-%H%M%S)-$suite
+mkdir -p "$run_dir"
+host_csv=$run_dir/host.csv
+echo "name,variant,bytes,median,min,max,unit,reps" >"$host_csv"
+
+# timed NAME CMD...: run a host step, log its output, record its seconds.
+timed() {
+	local name=$1 t0 rc=0
+	shift
+	apex_stage "$name"
+	t0=$(date +%s.%N)
+	"$@" >>"$run_dir/build.log" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		tail -n 30 "$run_dir/build.log" >&2
+		apex_die "$name failed (log: $run_dir/build.log)"
+	fi
+	awk -v n="$name" -v a="$t0" -v b="$(date +%s.%N)" \
+		'BEGIN { printf "host,%s,0,%.1f,%.1f,%.1f,s,1\n", n, b - a, b - a, b - a }' >>"$host_csv"
+}
+timed "build apexsim" make -C "$apex_top/vmtest/apexsim"
+timed "build the benchmark programs" make -C "$apex_top/vmtest/bench"
+timed "build the package" make -C "$apex_top" deb
+# A cached image records the seconds it took to find it.
+timed "guest image (build, or lookup when cached)" "$here/image/build-image.sh" "$suite"
+image=$("$here/image/build-image.sh" "$suite" 2>/dev/null)
+
+"$here/image/build-testdisk.sh" "$run_dir/apextest.img" "$apex_top/build/deb" "$apex_top/build/bench"
+"$here/cloud-init/make-seed.sh" "$run_dir/seed.img"
+export APEX_BENCH_REPS APEX_BENCH_ITERS
+status=0
+t0=$(date +%s.%N)
+apex_stage "$suite: guest running the benchmarks (several minutes under TCG)"
+"$here/qemu/launch.sh" --run-dir "$run_dir" --base "$image/root.ext4" \
+	--kernel "$image/vmlinuz" --initrd "$image/initrd.img" \
+	--seed "$run_dir/seed.img" --test-disk "$run_dir/apextest.img" \
+	--timeout "${APEX_TIMEOUT:-1500}" || status=$?
+awk -v a="$t0" -v b="$(date +%s.%N)" \
+	'BEGIN { printf "host,guest-run-boot-to-poweroff,0,%.1f,%.1f,%.1f,s,1\n", b - a, b - a, b - a }' >>"$host_csv"
+rm -f "$run_dir/overlay.qcow2" "$run_dir/seed.img" "$run_dir/apextest.img"
+
+csv=$run_dir/bench.csv
+{
+	echo "name,variant,bytes,median,min,max,unit,reps"
+	grep -a -E '^[a-z_]+,[^,]*,[0-9]+,' "$run_dir/results.tap" || true
+	tail -n +2 "$host_csv"
+} >"$csv"
+grep -a '^# ' "$run_dir/results.tap" | grep -v '^# apex-vmtest' >&2 || true
+
+if [ "$status" -ne 0 ] || ! grep -aq '^# apex-vmtest: stage1 exit 0$' "$run_dir/results.tap"; then
+	tail -n 40 "$run_dir/console.log" >&2 || true
+	apex_die "the benchmark guest failed (status $status, logs in $run_dir)"
+fi
+
+# JSON beside the CSV, for tools.
+awk -F, 'NR > 1 { printf "%s{\"name\":\"%s\",\"variant\":\"%s\",\"bytes\":%s,\"median\":%s,\"min\":%s,\"max\":%s,\"unit\":\"%s\",\"reps\":%s}",
+	(n++ ? ",\n " : "[\n "), $1, $2, $3, $4, $5, $6, $7, $8 } END { print "\n]" }' "$csv" >"$run_dir/bench.json"
+
+echo
+echo "apex-dkms benchmarks, $suite guest, kernel $(cat "$image/kernel-version"), TCG, emulated Apex"
+awk -F, 'NR > 1 {
+	size = $3 >= 1048576 ? sprintf("%d MiB", $3 / 1048576) : $3 >= 1024 ? sprintf("%d KiB", $3 / 1024) : ($3 > 0 ? $3 " B" : "-")
+	printf "%-12s %-34s %8s %12s %12s %12s %-8s %s\n", $1, $2, size, $4, $5, $6, $7, $8
+}' "$csv" | { printf '%-12s %-34s %8s %12s %12s %12s %-8s %s\n' figure variant size median min max unit reps; cat; }
+echo
+echo "raw results: $csv and bench.json"

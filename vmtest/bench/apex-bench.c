@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * apex-bench: guest-side benchmarks of the apex driver on the emulated chip.
+ *
+ * Prints one CSV row per figure: name,variant,bytes,median,min,max,unit,reps
+ * (lines starting with '#' are comments). The host (vmtest/bench.sh) keeps
+ * the rows and formats the table. Built with the guest test helpers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apexdev.h"
+#include "te.h"
+
+#define MIB (1024.0 * 1024.0)
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "apex-bench: %s: %s\n", what, strerror(err));
+	exit(1);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorts v[0..n) and prints its median, min and max. */
+static void report(const char *name, const char *variant, uint64_t bytes,
+		   double *v, int n, const char *unit)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	printf("%s,%s,%" PRIu64 ",%.3f,%.3f,%.3f,%s,%d\n", name, variant, bytes,
+	       v[n / 2], v[0], v[n - 1], unit, n);
+}
+
+/* Touched anonymous memory, 2 MiB hugepages when @huge. */
+static void *alloc_buffer(size_t bytes, int huge)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
+	void *p;
+
+	if (huge)
+		flags |= MAP_HUGETLB;
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	memset(p, 0x5a, bytes);
+	return p;
+}
+
+/* MAP_BUFFER and UNMAP_BUFFER throughput for one size, range and memory kind. */
+static void bench_map(int fd, uint64_t bytes, int extended, int huge,
+		      uint64_t simple_entries, uint64_t ext_entries, int reps)
+{
+	double map_mibs[16], unmap_mibs[16], map_pps[16], unmap_pps[16];
+	uint64_t dev, pages = bytes / APEX_PAGE;
+	char variant[32];
+	void *buf;
+	int i, err;
+
+	snprintf(variant, sizeof(variant), "%s-%s",
+		 extended ? "extended" : "simple", huge ? "hugepage" : "normal");
+	if (!extended && pages > simple_entries)
+		return;		/* larger than the simple range */
+	if (extended && pages > ext_entries * APEX_EXT_LVL1_ENTRIES)
+		return;
+	buf = alloc_buffer(bytes, huge);
+	if (!buf) {
+		printf("# %s %" PRIu64 " bytes: no memory (%s)\n", variant, bytes,
+		       strerror(errno));
+		return;
+	}
+	dev = extended ? apex_ext_addr(0, 0) : apex_simple_addr(0);
+	for (i = 0; i < reps; i++) {
+		double t0 = now_s(), t1, t2;
+
+		err = pt_map(fd, buf, dev, bytes);
+		if (err)
+			die("MAP_BUFFER", err);
+		t1 = now_s();
+		err = pt_unmap(fd, buf, dev, bytes);
+		if (err)
+			die("UNMAP_BUFFER", err);
+		t2 = now_s();
+		map_mibs[i] = bytes / MIB / (t1 - t0);
+		unmap_mibs[i] = bytes / MIB / (t2 - t1);
+		map_pps[i] = pages / (t1 - t0);
+		unmap_pps[i] = pages / (t2 - t1);
+	}
+	report("map", variant, bytes, map_mibs, reps, "MiB/s");
+	report("map", variant, bytes, map_pps, reps, "pages/s");
+	report("unmap", variant, bytes, unmap_mibs, reps, "MiB/s");
+	report("unmap", variant, bytes, unmap_pps, reps, "pages/s");
+	munmap(buf, bytes);
+}
+
+/* Doorbell write -> device copy -> MSI-X -> eventfd wake, in microseconds. */
+static void bench_round_trip(int fd, int iters)
+{
+	double *lat = calloc(iters, sizeof(*lat));
+	uint64_t src_dev = apex_simple_addr(0), dst_dev = apex_simple_addr(1);
+	void *src, *dst;
+	struct te te;
+	int efd, i, err;
+
+	src = alloc_buffer(APEX_PAGE, 0);
+	dst = alloc_buffer(APEX_PAGE, 0);
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!lat || !src || !dst || efd < 0)
+		die("round-trip setup", errno);
+	err = te_map(&te, fd);
+	if (err)
+		die("mmap of the test-engine page", err);
+	err = pt_map(fd, src, src_dev, APEX_PAGE);
+	if (!err)
+		err = pt_map(fd, dst, dst_dev, APEX_PAGE);
+	if (!err)
+		err = set_eventfd(fd, 0, efd);
+	if (err)
+		die("round-trip mapping", err);
+
+	for (i = 0; i < iters; i++) {
+		struct pollfd pfd = { .fd = efd, .events = POLLIN };
+		uint64_t status;
+		double t0;
+
+		te_write(&te, TE_STATUS, TE_STATUS_DONE | TE_STATUS_ERROR);
+		te_write(&te, TE_SRC, src_dev);
+		te_write(&te, TE_DST, dst_dev);
+		te_write(&te, TE_LEN, 64);
+		te_write(&te, TE_IRQ, 0);
+		t0 = now_s();
+		te_write(&te, TE_DOORBELL, 1);
+		if (poll(&pfd, 1, 5000) != 1)
+			die("waiting for the test-engine interrupt", ETIMEDOUT);
+		lat[i] = (now_s() - t0) * 1e6;
+		efd_drain(efd);
+		status = te_read(&te, TE_STATUS);
+		if (!(status & TE_STATUS_DONE) || (status & TE_STATUS_ERROR)) {
+			fprintf(stderr, "apex-bench: test engine status %#" PRIx64 "\n", status);
+			exit(1);
+		}
+	}
+	qsort(lat, iters, sizeof(*lat), cmp_double);
+	printf("round_trip,median,64,%.3f,%.3f,%.3f,us,%d\n",
+	       lat[iters / 2], lat[0], lat[iters - 1], iters);
+	printf("round_trip,p99,64,%.3f,%.3f,%.3f,us,%d\n",
+	       lat[iters * 99 / 100], lat[0], lat[iters - 1], iters);
+
+	clear_eventfd(fd, 0);
+	close(efd);
+	pt_unmap(fd, src, src_dev, APEX_PAGE);
+	pt_unmap(fd, dst, dst_dev, APEX_PAGE);
+	te_unmap(&te);
+	munmap(src, APEX_PAGE);
+	munmap(dst, APEX_PAGE);
+	free(lat);
+}
+
+/* open() + close() of the node: the first open resets the chip. */
+static void bench_open_close(const char *path, int reps)
+{
+	double v[64];
+	int i;
+
+	for (i = 0; i < reps; i++) {
+		double t0 = now_s();
+		int fd = open(path, O_RDWR | O_CLOEXEC);
+
+		if (fd < 0)
+			die(path, errno);
+		close(fd);
+		v[i] = (now_s() - t0) * 1e3;
+	}
+	report("open_close", "rdwr", 0, v, reps, "ms");
+}
+
+int main(int argc, char **argv)
+{
+	static const uint64_t sizes[] = {
+		4096, 65536, 1 << 20, 16 << 20, 64 << 20, 256 << 20,
+	};
+	const char *path = getenv("APEX_DEV") ? getenv("APEX_DEV") : APEX_DEV_DEFAULT;
+	int reps = argc > 1 ? atoi(argv[1]) : 5;
+	int iters = argc > 2 ? atoi(argv[2]) : 1000;
+	uint64_t total = APEX_PT_ENTRIES, simple = total / 2;
+	unsigned int s;
+	int fd, ext, huge, err;
+
+	if (reps < 1 || reps > 16 || iters < 100) {
+		fprintf(stderr, "usage: apex-bench [REPS 1..16] [ITERS >= 100]\n");
+		return 2;
+	}
+	printf("name,variant,bytes,median,min,max,unit,reps\n");
+	bench_open_close(path, reps * 4);
+
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		die(path, errno);
+	/* Half simple, half extended: 16 MiB simple, 8 GiB extended. */
+	err = pt_partition(fd, simple);
+	if (err)
+		die("PARTITION_PAGE_TABLE", err);
+	for (ext = 0; ext <= 1; ext++)
+		for (huge = 0; huge <= 1; huge++)
+			for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+				bench_map(fd, sizes[s], ext, huge, simple,
+					  total - simple, reps);
+	bench_round_trip(fd, iters);
+	close(fd);
+	return 0;
+}

@@ -46,9 +46,10 @@ check() {
 # The clean copy the packages were built from: src/ as shipped.
 apex_copy_tree "$work/tree"
 
-# Relative paths of every file under DIR, sorted.
+# Relative paths of the files under DIR as DIR/* reaches them (top-level
+# dotfiles such as src/.gitignore are not shipped), sorted.
 files_under() {
-	(cd "$1" && find . -type f -printf '%P\n' | LC_ALL=C sort)
+	(cd "$1" && shopt -u dotglob && find * -type f | LC_ALL=C sort)
 }
 
 # --- the .deb ---------------------------------------------------------------
@@ -143,8 +144,8 @@ deb_sources() {
 
 # Same bytes as the tree's copy.
 same_file() {
-	[ -f "$2" ] || { echo "$2 is missing"; return 1; }
-	cmp -s "$1" "$2" || { echo "$2 differs from $1"; return 1; }
+	[ -f "$2" ] || { echo "${2#"$work"/} is missing"; return 1; }
+	cmp -s "$1" "$2" || { echo "${2#"$work"/} differs from ${1#"$work"/tree/}"; return 1; }
 }
 
 deb_udev() {
@@ -156,8 +157,8 @@ deb_modprobe() {
 }
 
 sysusers_ok() {
-	[ -f "$1" ] || { echo "$1 is missing"; return 1; }
-	grep -qE '^g[[:space:]]+apex[[:space:]]' "$1" || { echo "$1 does not create group apex"; return 1; }
+	[ -f "$1" ] || { echo "${1#"$work"/} is missing"; return 1; }
+	grep -qE '^g[[:space:]]+apex[[:space:]]' "$1" || { echo "${1#"$work"/} does not create group apex"; return 1; }
 }
 
 deb_sysusers() {
@@ -185,43 +186,93 @@ deb_scripts() {
 deb_paths() {
 	local bad
 	bad=$(cd "$work/deb" && find . ! -type d -printf '%P\n' | grep -vE \
-		"^($srcdir/.+|lib/udev/rules\.d/60-apex\.rules|lib/modprobe\.d/apex\.conf|usr/lib/sysusers\.d/apex-dkms\.conf|usr/share/doc/apex-dkms/(README\.md|changelog\.gz|copyright))$" || true)
+		"^($srcdir/.+|lib/udev/rules\.d/60-apex\.rules|lib/modprobe\.d/apex\.conf|usr/lib/sysusers\.d/apex-dkms\.conf|usr/share/doc/apex-dkms/(README\.md(\.gz)?|changelog\.gz|copyright))$" || true)
 	[ -z "$bad" ] || { echo "unexpected files:"; echo "$bad"; return 1; }
 }
 
 # --- the packaging sources --------------------------------------------------
 
-# module_param names per module: gasket_*.c -> gasket, apex_*.c -> apex.
+# resolve FILE TOKEN: the integer a token stands for (a literal, true/false,
+# or a #define in FILE or the headers beside it), empty if it is anything else.
+resolve() {
+	local file=$1 tok=$2 depth
+	for depth in 1 2 3 4; do
+		case $tok in
+		true) echo 1; return ;;
+		false) echo 0; return ;;
+		[0-9]*) [[ $tok =~ ^[0-9]+[uUlL]*$ ]] && echo "${tok%%[uUlL]*}"; return ;;
+		esac
+		tok=$(sed -nE "s/^#define[[:space:]]+$tok[[:space:]]+(\(?[A-Za-z0-9_]+\)?)[[:space:]]*(\/\*.*)?$/\1/p" \
+			"$file" "$(dirname "$file")"/*.h | head -n 1 | tr -d '()')
+		[ -n "$tok" ] || return 0
+	done
+}
+
+# The parameters in src/*.c, one "MODULE NAME DEFAULT MIN MAX" line each
+# (gasket_*.c -> gasket, apex_*.c -> apex); MIN and MAX are "-" where the
+# source does not state them, DEFAULT is empty if it cannot be worked out.
 params_in_src() {
-	local f mod
+	local f mod name def min max rest
 	for f in "$work"/tree/src/*.c; do
-		[ -f "$f" ] || continue
 		case "$(basename "$f")" in
 		gasket_*) mod=gasket ;;
 		apex_*) mod=apex ;;
 		*) continue ;;
 		esac
-		grep -oE 'module_param(_named|_cb|_unsafe)?\([[:space:]]*[A-Za-z0-9_]+' "$f" |
-			sed -E "s/.*\([[:space:]]*/$mod /"
-	done | LC_ALL=C sort -u
+		# APEX_TUNABLE(name, id, default, min, max, is_bool, "description")
+		awk '/^APEX_TUNABLE\(/ { s = "" } /^APEX_TUNABLE\(/, /\);/ { s = s $0 " " }
+			/\);/ && s { print s; s = "" }' "$f" |
+			sed -E 's/^APEX_TUNABLE\(//; s/[[:space:]]+//g' |
+			while IFS=, read -r name _ def min max rest; do
+				echo "$mod $name $(resolve "$f" "$def") $(resolve "$f" "$min") $(resolve "$f" "$max")"
+			done
+		# module_param(name, type, perm) of "static TYPE name [= default];"
+		grep -oE '^module_param(_named|_cb|_unsafe)?\([[:space:]]*[A-Za-z0-9_]+' "$f" |
+			sed -E 's/.*\([[:space:]]*//' |
+			while read -r name; do
+				def=$(sed -nE "s/^static[^=;(]*[[:space:]]$name[[:space:]]*(=[[:space:]]*([^;]+))?;.*/\2/p" "$f" |
+					head -n 1)
+				echo "$mod $name $(resolve "$f" "${def:-0}") - -"
+			done
+	done | LC_ALL=C sort
 }
 
+# The documented parameters: "MODULE NAME VALUE|comment block above it".
 params_in_conf() {
-	sed -nE 's/^#options (apex|gasket) ([A-Za-z0-9_]+)=.*/\1 \2/p' "$work/tree/modprobe.d/apex.conf" |
-		LC_ALL=C sort -u
+	awk '/^#options (apex|gasket) [A-Za-z0-9_]+=/ {
+			split(substr($0, 10), a, /[ =]/); print a[1] " " a[2] " " a[3] "|" block; block = ""; next }
+		/^$/ { block = ""; next }
+		/^#/ { block = block " " $0 }' "$work/tree/modprobe.d/apex.conf" | LC_ALL=C sort
 }
 
+# Every parameter documented with the source's default and range, none stale.
 modprobe_documents_params() {
-	local src conf
+	local src conf bad=0 mod name def min max line value block
 	src=$(params_in_src)
-	[ -n "$src" ] || { echo "no module_param in src/*.c (driver not written yet?)"; return 1; }
+	[ -n "$src" ] || { echo "no module parameters found in src/*.c"; return 1; }
 	conf=$(params_in_conf)
-	local missing stale
-	missing=$(comm -23 <(echo "$src") <(echo "$conf"))
-	stale=$(comm -13 <(echo "$src") <(echo "$conf"))
-	[ -z "$missing" ] || { echo "parameters in src/ but not in modprobe.d/apex.conf:"; echo "$missing"; }
-	[ -z "$stale" ] || { echo "parameters in modprobe.d/apex.conf but not in src/:"; echo "$stale"; }
-	[ -z "$missing$stale" ]
+	while read -r mod name def min max; do
+		line=$(grep -m1 "^$mod $name " <<<"$conf") ||
+			{ echo "$mod $name: not in modprobe.d/apex.conf"; bad=1; continue; }
+		value=${line#"$mod $name "}
+		value=${value%%|*}
+		block=${line#*|}
+		case $value in Y | y) value=1 ;; N | n) value=0 ;; esac
+		[ -n "$def" ] || { echo "$mod $name: cannot tell its default from src/"; bad=1; }
+		[ -z "$def" ] || [ "$value" = "$def" ] ||
+			{ echo "$mod $name: documented default $value, src/ says $def"; bad=1; }
+		grep -q "Default $value\." <<<"$block" ||
+			{ echo "$mod $name: comment does not say \"Default $value.\""; bad=1; }
+		if [ "$min" = 0 ] && [ "$max" = 1 ]; then
+			grep -q "0 or 1" <<<"$block" || { echo "$mod $name: comment does not say \"0 or 1\""; bad=1; }
+		elif [ "$min" != - ]; then
+			grep -q "$min\.\.$max" <<<"$block" || { echo "$mod $name: comment lacks the range $min..$max"; bad=1; }
+		fi
+	done <<<"$src"
+	while read -r mod name _; do
+		grep -q "^$mod $name " <<<"$src" || { echo "$mod $name: documented but not in src/"; bad=1; }
+	done <<<"$conf"
+	return $bad
 }
 
 modprobe_all_commented() {

@@ -1,0 +1,159 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# tests/compile-matrix.sh [SUITE...]: build gasket.ko and apex.ko with W=1
+# against each suite's kernel headers with that suite's own compiler, inside
+# the suite's root from vmtest/mkroot, and run sparse (C=2) on one suite.
+# Any warning, error or sparse report fails. Full logs: results/compile-matrix/.
+#
+# Environment: APEX_SPARSE_SUITE (default bookworm) picks the sparse suite;
+# APEX_SRC builds another module tree instead of src/ (to test this script).
+set -euo pipefail
+source "$(dirname "$0")/../vmtest/lib/common.sh"
+
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=(bullseye bookworm trixie trixie-backports forky)
+sparse_suite=${APEX_SPARSE_SUITE:-bookworm}
+src=${APEX_SRC:-$apex_top/src}
+if [ ! -f "$src/Makefile" ]; then
+	echo "error: $src/Makefile missing: no module source to build" >&2
+	echo "0 passed, ${#suites[@]} failed"
+	exit 1
+fi
+src=$(cd "$src" && pwd)
+logdir=$apex_top/results/compile-matrix
+mkdir -p "$logdir"
+apex_need unshare util-linux
+
+work=$(mktemp -d /tmp/apex-compile-matrix.XXXXXX)
+trap 'rm -rf --one-file-system "$work"' EXIT
+
+# in_root ROOT LOG CMD: run CMD (sh) as root in ROOT, inside a private mount
+# namespace so every mount vanishes with it. ROOT stays read-only (the image
+# builder uses the same roots); the copy of the source is at /tmp/apex/src.
+in_root() {
+	unshare --mount --propagation private bash -euc '
+		root=$1 tree=$2 cmd=$3
+		mount --bind "$root" "$root"
+		mount -o remount,bind,ro "$root"
+		mount --rbind /dev "$root/dev"
+		mount -t proc proc "$root/proc"
+		mount -t tmpfs tmpfs "$root/tmp"
+		mkdir "$root/tmp/apex"
+		mount --bind "$tree" "$root/tmp/apex"
+		exec chroot "$root" /usr/bin/env -i LC_ALL=C HOME=/tmp \
+			PATH=/usr/sbin:/usr/bin:/sbin:/bin sh -c "cd /tmp/apex && $cmd"
+	' in_root "$1" "$3" "$4" >"$2" 2>&1
+}
+
+# fresh_tree SUITE: a clean copy of the module source (no build outputs).
+fresh_tree() {
+	local tree=$work/$1
+	mkdir -p "$tree/src"
+	if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		(cd "$src" && git ls-files -z -co --exclude-standard . |
+			xargs -0 -r cp --parents -t "$tree/src")
+	else
+		cp -a "$src/." "$tree/src"
+	fi
+	printf '%s\n' "$tree"
+}
+
+count() {
+	grep -c -E "$1" "$2" || true
+}
+
+# Diagnostics worth showing, with the in-root path turned back into src/...
+diagnostics() {
+	grep -E 'warning:|error:' "$1" | sed 's#/tmp/apex/##' | head -n 20 || true
+}
+
+rows=()
+details=()
+passed=0
+failed=0
+
+record() { # suite kernel gcc result warnings errors seconds
+	rows+=("$(printf '%-17s %-24s %-12s %-6s %8s %6s %7s' "$@")")
+	if [ "$4" = PASS ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+}
+
+for suite in "${suites[@]}"; do
+	log=$logdir/$suite.log
+	if ! root=$("$apex_top/vmtest/mkroot" "$suite"); then
+		record "$suite" - - FAIL - - 0
+		details+=("$suite: no root (vmtest/mkroot $suite failed)")
+		continue
+	fi
+	kver=$(ls "$root/lib/modules" | sort -V | tail -n 1)
+	# The build link is only valid inside the root.
+	kdir=$(chroot "$root" readlink -f "/lib/modules/$kver/build")
+	# Debian's headers pin CC to the compiler the kernel was built with.
+	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$root$kdir/.config")
+	gcc_version=$(sed -E 's/^.*\) ([0-9][0-9.]*).*$/\1/' <<<"$cc")
+	tree=$(fresh_tree "$suite")
+
+	apex_stage "$suite: building against $kver with ${cc:-unknown compiler}"
+	t0=$(date +%s)
+	rc=0
+	in_root "$root" "$log" "$tree" \
+		"make -j$(nproc) -C src KDIR=$kdir W=1" || rc=$?
+	secs=$(($(date +%s) - t0))
+	warnings=$(count 'warning:' "$log")
+	errors=$(count 'error:' "$log")
+	missing=()
+	for ko in gasket.ko apex.ko; do
+		[ -n "$(find "$tree/src" -name "$ko" -print -quit)" ] || missing+=("$ko")
+	done
+
+	# W=1 adds -Wextra: a Makefile that dropped W=1 would pass silently.
+	w1=$(cat "$tree"/src/.*.o.cmd 2>/dev/null | grep -c -e '-Wextra' || true)
+
+	result=PASS
+	if [ "$rc" -ne 0 ] || [ "$warnings" -ne 0 ] || [ "$errors" -ne 0 ] ||
+		[ ${#missing[@]} -ne 0 ] || [ "$w1" -eq 0 ]; then
+		result=FAIL
+		details+=("$suite: make exit $rc, $warnings warnings, $errors errors${missing:+, not built: ${missing[*]}}$([ "$w1" -gt 0 ] || echo ', W=1 not in effect') (log: $log)")
+		mapfile -t -O ${#details[@]} details < <(diagnostics "$log" | sed 's/^/    /')
+	fi
+	record "$suite" "$kver" "$gcc_version" "$result" "$warnings" "$errors" "$secs"
+
+	[ "$suite" = "$sparse_suite" ] || continue
+	slog=$logdir/sparse-$suite.log
+	if [ "$rc" -ne 0 ]; then
+		record "sparse/$suite" "$kver" sparse FAIL - - 0
+		details+=("sparse/$suite: not run, the build failed")
+		continue
+	fi
+	# C=2 checks every file again on the built tree: only sparse speaks.
+	apex_stage "$suite: sparse (C=2)"
+	t0=$(date +%s)
+	src_rc=0
+	in_root "$root" "$slog" "$tree" \
+		"make -j$(nproc) -C src KDIR=$kdir W=1 C=2" || src_rc=$?
+	secs=$(($(date +%s) - t0))
+	reports=$(count 'warning:|error:' "$slog")
+	checked=$(count '^ *CHECK ' "$slog")
+	sparse_version=$(chroot "$root" sparse --version 2>/dev/null | cut -d' ' -f1)
+	if [ "$src_rc" -eq 0 ] && [ "$reports" -eq 0 ] && [ "$checked" -gt 0 ]; then
+		result=PASS
+	else
+		result=FAIL
+		details+=("sparse/$suite: make exit $src_rc, $checked files checked, $reports reports (log: $slog)")
+		mapfile -t -O ${#details[@]} details < <(diagnostics "$slog" | sed 's/^/    /')
+	fi
+	record "sparse/$suite" "$kver" "sparse-${sparse_version:-?}" "$result" "$reports" - "$secs"
+done
+
+echo
+printf '%-17s %-24s %-12s %-6s %8s %6s %7s\n' suite kernel gcc result warnings errors seconds
+printf '%s\n' "${rows[@]}"
+if [ ${#details[@]} -gt 0 ]; then
+	echo
+	printf '%s\n' "${details[@]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

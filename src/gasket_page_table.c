@@ -331,7 +331,7 @@ static void gasket_pt_clear(struct gasket_page_table *pt,
 				->slots[page % GASKET_PAGES_PER_SUBTABLE] = 0;
 	}
 	if (range->extended)
-		wmb();
+		wmb(); /* cleared entries reach memory before the pages go */
 	for (i = 0; i < range->count; i++) {
 		pte = gasket_pt_pte(pt, range, i);
 		gasket_pt_release_pte(pt, pte);

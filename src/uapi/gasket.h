@@ -37,8 +37,11 @@ struct gasket_interrupt_eventfd {
 /* Argument of the page-table ioctls; which fields count depends on the ioctl. */
 struct gasket_page_table_ioctl {
 	__u64 page_table_index;	/* in: page table, 0 .. NUMBER_PAGE_TABLES - 1 */
-	__u64 size;		/* in: bytes (map, unmap) or entries (partition);
-				 * out: entries (PAGE_TABLE_SIZE, SIMPLE_...) */
+	/*
+	 * in: bytes (map, unmap) or entries (partition);
+	 * out: entries (PAGE_TABLE_SIZE, SIMPLE_PAGE_TABLE_SIZE)
+	 */
+	__u64 size;
 	__u64 host_address;	/* in: page-aligned user address (map) */
 	__u64 device_address;	/* in: page-aligned device address (map, unmap) */
 };
@@ -73,8 +76,8 @@ struct gasket_coherent_alloc_config_ioctl {
 	__u64 page_table_index;	/* in: page table index */
 	__u64 enable;		/* in: non-zero allocates, zero frees */
 	__u64 size;		/* in: bytes to allocate (rounded up to pages) */
-	__u64 dma_address;	/* in (free): value returned by allocate;
-				 * out (allocate): mmap offset of the buffer */
+	/* in (free): value returned by allocate; out: mmap offset of it */
+	__u64 dma_address;
 };
 
 /* GASKET_IOCTL_MAP_DMABUF argument. */

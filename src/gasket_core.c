@@ -519,7 +519,6 @@ static int gasket_map_bars(struct gasket_dev *gdev)
 			goto err_unmap;
 		}
 		gdev->bar_data[i].phys_base = pci_resource_start(pci_dev, i);
-		gdev->bar_data[i].length_bytes = bar->size;
 	}
 	return 0;
 

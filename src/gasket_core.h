@@ -14,7 +14,6 @@
 #define __GASKET_CORE_H__
 
 #include <linux/bitfield.h>
-#include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/io.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
@@ -201,7 +200,6 @@ struct gasket_driver_desc {
 struct gasket_bar_data {
 	void __iomem *virt_base;	/* NULL if the BAR is not used */
 	resource_size_t phys_base;
-	resource_size_t length_bytes;
 };
 
 /* Which process may open the node for writing. */
@@ -224,11 +222,9 @@ struct gasket_page_table;
 struct gasket_interrupt_data;
 struct gasket_class_slot;
 
-/**
- * struct gasket_dev - one device served by the framework
- *
- * Device drivers may read @pci_dev, @dev, @name, @index, @desc and use
- * @mutex; the rest is the framework's.
+/*
+ * One device served by the framework. Device drivers may read pci_dev,
+ * dev, name, index and desc and use mutex; the rest is the framework's.
  */
 struct gasket_dev {
 	struct pci_dev *pci_dev;
@@ -239,7 +235,6 @@ struct gasket_dev {
 
 	struct gasket_class_slot *slot;
 	dev_t devt;
-	struct cdev *cdev;
 	struct device *dev_node;	/* /sys/class/<driver>/<name> */
 
 	struct gasket_bar_data bar_data[GASKET_NUM_BARS];

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# tests/packaging-chroot.sh [SUITE...]: install build/deb's apex-dkms with apt
+# in a throwaway overlay of each suite's root (vmtest/mkroot), with that
+# suite's own dkms, and check what the package promises short of loading the
+# module: group apex, dkms builds and installs both modules for the root's
+# kernel, then upgrade to a rebuilt higher version, then purge leaves nothing.
+# Natively this takes seconds per suite; the guests prove the rest (udev,
+# autoload, reboot). Nothing is loaded: chroots have no udev, no modprobe runs.
+set -euo pipefail
+source "$(dirname "$0")/../vmtest/lib/common.sh"
+
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=(bullseye bookworm trixie trixie-backports forky)
+
+apex_need unshare util-linux
+apex_need dpkg-parsechangelog dpkg-dev
+[ "$(id -u)" = 0 ] || apex_die "needs root (overlay mounts and chroot)"
+
+version=$(dpkg-parsechangelog -l "$apex_top/debian/changelog" -S Version)
+deb=$apex_top/build/deb/apex-dkms_${version}_all.deb
+[ -f "$deb" ] || apex_die "$deb is missing: run 'make deb'"
+
+work=$(mktemp -d /tmp/apex-pkg-chroot.XXXXXX)
+trap 'rm -rf --one-file-system "$work"' EXIT
+
+# The upgrade target: same sources, higher version.
+upversion=$version+upgradetest
+"$apex_top/tests/build-deb.sh" --version "$upversion" --outdir "$work/up" 2>/dev/null
+mkdir -p "$work/pkgs"
+cp "$deb" "$work/up/apex-dkms_${upversion}_all.deb" "$work/pkgs/"
+
+# The checks, run by sh inside the chroot: "ok NAME" / "not ok NAME: why".
+cat >"$work/pkgs/checks.sh" <<'EOF'
+set -u
+V=$1 UV=$2
+pass() { echo "ok $1"; }
+fail() { echo "not ok $1: $2"; }
+apt_get() { DEBIAN_FRONTEND=noninteractive apt-get -o Dpkg::Use-Pty=0 -q -y "$@"; }
+K=$(ls /lib/modules | head -n 1)
+dk_installed() { # version: the module is installed for K (dkms 2 and 3 formats)
+	dkms status -m apex -v "$1" -k "$K" |
+		grep -Fq -e "apex/$1, $K, x86_64: installed" -e "apex, $1, $K, x86_64: installed"
+}
+
+if apt_get install "/pkgs/apex-dkms_${V}_all.deb" >/pkgs/install.log 2>&1; then
+	pass "apt install apex-dkms $V"
+else
+	fail "apt install apex-dkms $V" "$(tail -n 30 /pkgs/install.log)"
+fi
+gid=$(getent group apex | cut -d: -f3)
+if [ -n "$gid" ] && [ "$gid" -lt 1000 ]; then pass "system group apex ($gid)"; else fail "system group apex" "gid '$gid'"; fi
+if dk_installed "$V"; then pass "dkms: installed for $K"; else fail "dkms: installed for $K" "$(dkms status -m apex; cat /var/lib/dkms/apex/$V/build/make.log 2>/dev/null | tail -n 20)"; fi
+n=$(ls /lib/modules/"$K"/updates/dkms/gasket.ko* /lib/modules/"$K"/updates/dkms/apex.ko* 2>/dev/null | wc -l)
+if [ "$n" = 2 ]; then pass "gasket.ko and apex.ko in updates/dkms"; else fail "gasket.ko and apex.ko in updates/dkms" "$n files"; fi
+if modinfo -k "$K" -F alias apex 2>/dev/null | grep -qi 'pci:v00001AC1d0000089A'; then pass "modinfo: PCI alias 1ac1:089a"; else fail "modinfo: PCI alias 1ac1:089a" "$(modinfo -k "$K" apex 2>&1 | head -n 5)"; fi
+
+if apt_get install "/pkgs/apex-dkms_${UV}_all.deb" >/pkgs/upgrade.log 2>&1; then
+	pass "apt upgrade to $UV"
+else
+	fail "apt upgrade to $UV" "$(tail -n 30 /pkgs/upgrade.log)"
+fi
+if dk_installed "$UV" && [ -z "$(dkms status -m apex -v "$V")" ] && [ ! -e "/usr/src/apex-$V" ]; then
+	pass "upgrade: only $UV registered and installed"
+else
+	fail "upgrade: only $UV registered and installed" "$(dkms status -m apex; ls -d /usr/src/apex-*)"
+fi
+
+if apt_get purge apex-dkms >/pkgs/purge.log 2>&1; then pass "apt purge"; else fail "apt purge" "$(tail -n 30 /pkgs/purge.log)"; fi
+left=$(ls -d /usr/src/apex-* /var/lib/dkms/apex /lib/modules/*/updates/dkms/apex.ko* \
+	/lib/modules/*/updates/dkms/gasket.ko* /lib/udev/rules.d/60-apex.rules \
+	/lib/modprobe.d/apex.conf /usr/lib/sysusers.d/apex-dkms.conf 2>/dev/null)
+if [ -z "$left" ]; then pass "purge leaves nothing"; else fail "purge leaves nothing" "$left"; fi
+EOF
+
+passed=0
+failed=0
+for suite in "${suites[@]}"; do
+	if ! root=$("$apex_top/vmtest/mkroot" "$suite"); then
+		failed=$((failed + 1))
+		echo "FAIL $suite: no root (vmtest/mkroot $suite failed)"
+		continue
+	fi
+	apex_stage "$suite: install, upgrade, purge in an overlay of $root"
+	ov=$work/$suite
+	mkdir -p "$ov/upper" "$ov/work" "$ov/merged"
+	# Private mount namespace: the overlay and its mounts vanish with it.
+	out=$(unshare --mount --propagation private bash -euc '
+		root=$1 ov=$2 pkgs=$3 V=$4 UV=$5
+		mount -t overlay overlay -o "lowerdir=$root,upperdir=$ov/upper,workdir=$ov/work" "$ov/merged"
+		mount --rbind /dev "$ov/merged/dev"
+		mount -t proc proc "$ov/merged/proc"
+		mkdir -p "$ov/merged/pkgs"
+		mount --bind "$pkgs" "$ov/merged/pkgs"
+		chroot "$ov/merged" /usr/bin/env -i LC_ALL=C HOME=/root \
+			PATH=/usr/sbin:/usr/bin:/sbin:/bin sh /pkgs/checks.sh "$V" "$UV"
+	' sh "$root" "$ov" "$work/pkgs" "$version" "$upversion" 2>&1) || true
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) passed=$((passed + 1)); echo "PASS $suite: ${line#ok }" ;;
+		"not ok "*) failed=$((failed + 1)); echo "FAIL $suite: ${line#not ok }" ;;
+		*) echo "    $line" ;;
+		esac
+	done <<<"$out"
+	if ! grep -Eq '^(not )?ok purge leaves nothing' <<<"$out"; then
+		failed=$((failed + 1))
+		echo "FAIL $suite: the checks did not run to the end"
+	fi
+	rm -rf --one-file-system "$ov" "$work"/pkgs/*.log
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

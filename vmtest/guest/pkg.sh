@@ -12,6 +12,14 @@ pkg_version() {
 	dpkg-query -W -f='${Version}' apex-dkms 2>/dev/null
 }
 
+# The test disk's repository is the guest's only apt source; like a user
+# who just added it, read its index first.
+pkg_update() {
+	apt-get update -q
+	apt-cache policy apex-dkms | grep -q 'Candidate: [0-9]' ||
+		fail "apt knows no apex-dkms candidate: $(apt-cache policy apex-dkms)"
+}
+
 pkg_install() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q apex-dkms
 }
@@ -133,6 +141,6 @@ purged_clean() {
 	! modinfo gasket >/dev/null 2>&1 || fail "modinfo still finds gasket: $(modinfo -n gasket)"
 }
 
-export -f pkg_version pkg_install pkg_installed group_is_system dkms_installed \
+export -f pkg_version pkg_update pkg_install pkg_installed group_is_system dkms_installed \
 	module_files_installed module_alias_ok params_described modprobe_conf_complete \
 	pkg_files_ok modprobe_override_ok pkg_purge purged_clean

@@ -17,6 +17,7 @@ source "$here/pkg.sh"
 tap_diag "stage1 on $(uname -r), $(. /etc/os-release && echo "$PRETTY_NAME"), dkms $(dkms --version 2>/dev/null | tr -d '\n')"
 
 # --- the package -----------------------------------------------------------
+tap_check -t 300 "apt-get update reads the local repository, apex-dkms is a candidate" pkg_update
 tap_check -t 1800 "apt-get install -y apex-dkms" pkg_install
 if tap_passed; then
 	tap_check "dpkg reports apex-dkms $(pkg_version) installed" pkg_installed

@@ -7,8 +7,8 @@
 
 #include <linux/delay.h>
 #include <linux/hwmon.h>
-#include <linux/lockdep.h>
 #include <linux/kernel.h>
+#include <linux/lockdep.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/workqueue.h>
@@ -192,7 +192,11 @@ static void apex_thermal_work(struct work_struct *work)
 	apex_thermal_trips(adev, trips);
 	level = apex_thermal_level(trips, mc, adev->thermal_level);
 	if (level != adev->thermal_level) {
-		if (level > adev->thermal_level)
+		if (adev->bypass)
+			dev_warn(&adev->pdev->dev,
+				 "%d mC: thermal level %u, clock left alone (bypass_top_level=1)\n",
+				 mc, level);
+		else if (level > adev->thermal_level)
 			dev_warn(&adev->pdev->dev,
 				 "%d mC: throttling, GCB clock divided by %u\n",
 				 mc, 1U << level);

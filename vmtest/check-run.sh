@@ -71,14 +71,13 @@ stage == "" { next }
 	if ((stage, num) in seen || num + 0 < 1 || (plan[stage] != "" && num + 0 > plan[stage]))
 		extra[stage] = 1
 	seen[stage, num] = 1
-	if (text ~ /# *[Ss][Kk][Ii][Pp]/)
-		result = "SKIP"
-	else if (ok && text !~ /# *[Tt][Oo][Dd][Oo]/)
-		result = "PASS"
-	else {
+	if (!ok || text ~ /# *[Tt][Oo][Dd][Oo]/) {
 		result = "FAIL"
 		failed[stage] = 1
-	}
+	} else if (text ~ /# *[Ss][Kk][Ii][Pp]/)
+		result = "SKIP"
+	else
+		result = "PASS"
 	printf "%s\t%s %s\t%s\n", result, stage, num, text
 }
 END {

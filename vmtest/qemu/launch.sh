@@ -108,13 +108,13 @@ qpath() {
 	done
 	apex_die "launch.sh: internal error: $d is not bound into the QEMU root"
 }
+# in_root CMD...: exec CMD in QEMU's root; it replaces the calling shell,
+# so call it in a ( subshell ) or as a background job, whose PID is then
+# the command's own.
 in_root() {
-	if [ "$qroot" = / ]; then
-		"$@"
-		return
-	fi
+	[ "$qroot" != / ] || exec "$@"
 	# shellcheck disable=SC2016
-	unshare --mount --propagation private -- bash -euc '
+	exec unshare --mount --propagation private -- bash -euc '
 		root=$1; shift
 		mount --bind /dev "$root/dev"
 		mount -t proc proc "$root/proc"
@@ -137,8 +137,8 @@ bind_dir "$sock_dir"
 base_fmt=raw
 [ "$(head -c 4 "$base" | od -An -tx1 | tr -d ' ')" != 514649fb ] || base_fmt=qcow2
 rm -f "$run_dir/overlay.qcow2" "$run_dir/console.log" "$run_dir/results.tap"
-in_root qemu-img create -q -f qcow2 -F "$base_fmt" -b "$(qpath "$base")" \
-	"$(qpath "$run_dir/overlay.qcow2")" >"$run_dir/qemu.log" 2>&1 ||
+(in_root qemu-img create -q -f qcow2 -F "$base_fmt" -b "$(qpath "$base")" \
+	"$(qpath "$run_dir/overlay.qcow2")") >"$run_dir/qemu.log" 2>&1 ||
 	apex_die "qemu-img could not create the overlay: $(cat "$run_dir/qemu.log")"
 
 # KVM hangs on some hosts instead of failing, so it is used only when asked

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# run-suite.sh [SUITE]: one guest run (make vmtest SUITE=...). Builds what
+# is missing (guest image, apexsim, guest tests, the .deb), boots the guest
+# with the emulated Apex, lets it install apex-dkms and run both test stages,
+# then judges the TAP and the console (vmtest/check-run.sh).
+#
+# run-suite.sh --image CLOUD.qcow2 [NAME]: the same in an official cloud
+# image (Debian genericcloud, Ubuntu; it needs cloud-init with NoCloud and
+# about 1.5 GB free). Such a guest boots its own kernel and gets user-mode
+# network, because apt fetches dkms and the kernel headers from its
+# distribution's mirror; our local repository is added next to its sources.
+#
+# Logs stay in results/<timestamp>-<suite>/. Environment:
+#   APEX_TIMEOUT   seconds before the guest is killed (default 1200)
+#   APEX_DEVICES   emulated Apex chips (default 1)
+#   APEX_PREBUILT  1 = apexsim, build/guest and build/deb are up to date
+#   APEX_KEEP      1 = keep the guest's disks (overlay, seed, test disk)
+#   APEX_RUN_DIR   the log directory instead of results/<timestamp>-<suite>
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib/common.sh"
+export apex_t0
+
+cloud_image=
+if [ "${1:-}" = --image ]; then
+	cloud_image=$(realpath "${2:?--image needs a qcow2 file}")
+	[ -f "$cloud_image" ] || apex_die "no cloud image at $2"
+	shift 2
+	set -- "${1:-$(basename "$cloud_image" .qcow2)}"
+fi
+suite=${1:-bookworm}
+start=$(date +%s)
+run_dir=${APEX_RUN_DIR:-$apex_top/results/$(date +%Y%m%d-%H%M%S)-$suite}
+mkdir -p "$run_dir"
+apex_stage "$suite: logs in $run_dir"
+
+# build STEP CMD...: run a build step with its output in the run's log.
+build() {
+	local what=$1
+	shift
+	apex_stage "$suite: $what"
+	if ! "$@" >>"$run_dir/build.log" 2>&1; then
+		tail -n 30 "$run_dir/build.log" >&2
+		apex_die "$suite: $what failed (log: $run_dir/build.log)"
+	fi
+}
+if [ "${APEX_PREBUILT:-0}" != 1 ]; then
+	build "building apexsim" make -C "$apex_top/vmtest/apexsim"
+	build "building the guest tests" make -C "$apex_top/vmtest/guest"
+	build "building the package" make -C "$apex_top" deb
+fi
+
+"$here/image/build-testdisk.sh" "$run_dir/apextest.img" "$apex_top/build/deb" "$apex_top/build/guest"
+"$here/cloud-init/make-seed.sh" "$run_dir/seed.img"
+if [ -n "$cloud_image" ]; then
+	boot=(--base "$cloud_image" --net)
+	kernel=? dkms=?
+else
+	image=$("$here/image/build-image.sh" "$suite")
+	boot=(--base "$image/root.ext4" --kernel "$image/vmlinuz" --initrd "$image/initrd.img")
+	kernel=$(cat "$image/kernel-version")
+	dkms=$(cat "$image/dkms-version")
+fi
+
+status=0
+"$here/qemu/launch.sh" --run-dir "$run_dir" "${boot[@]}" \
+	--seed "$run_dir/seed.img" --test-disk "$run_dir/apextest.img" \
+	--devices "${APEX_DEVICES:-1}" --timeout "${APEX_TIMEOUT:-1200}" || status=$?
+[ "${APEX_KEEP:-0}" = 1 ] || rm -f "$run_dir/overlay.qcow2" "$run_dir/seed.img" "$run_dir/apextest.img"
+
+[ "$kernel" != "?" ] || kernel=$(sed -n 's/^# apex-vmtest: stage1 start (kernel \(.*\))$/\1/p' \
+	"$run_dir/results.tap" | head -n 1)
+echo "== $suite: kernel ${kernel:=?}, dkms $dkms"
+rc=0
+"$here/check-run.sh" "$run_dir" "$status" || rc=$?
+
+# One line for run-matrix.sh: suite kernel dkms passed failed seconds.
+source "$run_dir/counts"
+# shellcheck disable=SC2154	# set by the counts file
+printf '%s %s %s %s %s %s\n' "$suite" "$kernel" "$dkms" "$passed" "$failed" \
+	"$(($(date +%s) - start))" >"$run_dir/summary"
+apex_stage "$suite: done in $(($(date +%s) - start))s (logs: $run_dir)"
+exit "$rc"

@@ -3,7 +3,7 @@
 # build-image.sh SUITE: turn the suite's root (vmtest/mkroot) into a bootable
 # guest and print the directory holding it:
 #   root.ext4   read-only base disk (label "root"); each boot gets an overlay
-#   vmlinuz, initrd.img, kernel-version
+#   vmlinuz, initrd.img, kernel-version, dkms-version
 # Cached under $apex_cache/images/SUITE-HASH, HASH over this recipe and the
 # root it came from.
 set -euo pipefail
@@ -13,6 +13,7 @@ source "$here/../lib/common.sh"
 [ $# -eq 1 ] || apex_die "usage: $0 SUITE"
 suite=$1
 apex_need mkfs.ext4 e2fsprogs
+apex_need flock util-linux
 
 # APEX_ROOT overrides mkroot with a root directory made some other way.
 root=${APEX_ROOT:-$("$apex_top/vmtest/mkroot" "$suite")}
@@ -23,6 +24,13 @@ root=${APEX_ROOT:-$("$apex_top/vmtest/mkroot" "$suite")}
 key=$( { cat "$0"; echo "$root"; stat -c %Y "$root/var/lib/dpkg/status"; } | sha256sum | cut -c1-12)
 images=$apex_cache/images
 out=$images/$suite-$key
+mkdir -p "$images"
+# One builder per suite at a time; the lock also guards removing old images.
+exec 9>"$images/$suite.lock"
+if ! flock -n 9; then
+	apex_stage "$suite: waiting for another build of this image"
+	flock 9
+fi
 if [ -f "$out/root.ext4" ]; then
 	apex_stage "$suite: cached image $out"
 	printf '%s\n' "$out"
@@ -34,7 +42,6 @@ kver=$(ls "$root/lib/modules" | sort -V | tail -n 1)
 	apex_die "$suite: $root has no /boot/vmlinuz-$kver with its initrd.img (initramfs-tools missing from the root?)"
 
 apex_stage "$suite: making the base image from $root (kernel $kver)"
-mkdir -p "$images"
 tmp=$images/.$suite-$key.tmp
 trap 'rm -rf "$tmp"' EXIT
 rm -rf "$tmp"
@@ -49,6 +56,7 @@ chmod 0444 "$tmp/root.ext4"
 cp "$root/boot/vmlinuz-$kver" "$tmp/vmlinuz"
 cp "$root/boot/initrd.img-$kver" "$tmp/initrd.img"
 echo "$kver" >"$tmp/kernel-version"
+dpkg-query --admindir="$root/var/lib/dpkg" -W -f '${Version}\n' dkms >"$tmp/dkms-version"
 mv "$tmp" "$out"
 trap - EXIT
 

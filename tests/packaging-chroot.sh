@@ -4,7 +4,8 @@
 # in a throwaway overlay of each suite's root (vmtest/mkroot), with that
 # suite's own dkms, and check what the package promises short of loading the
 # module: group apex, dkms builds and installs both modules for the root's
-# kernel, then upgrade to a rebuilt higher version, then purge leaves nothing.
+# kernel, the udev rule passes udevadm verify (where udev has it), then
+# upgrade to a rebuilt higher version, then purge leaves nothing.
 # Natively this takes seconds per suite; the guests prove the rest (udev,
 # autoload, reboot). Nothing is loaded: chroots have no udev, no modprobe runs.
 set -euo pipefail
@@ -53,6 +54,14 @@ if [ -n "$gid" ] && [ "$gid" -lt 1000 ]; then pass "system group apex ($gid)"; e
 if dk_installed "$V"; then pass "dkms: installed for $K"; else fail "dkms: installed for $K" "$(dkms status -m apex; cat /var/lib/dkms/apex/$V/build/make.log 2>/dev/null | tail -n 20)"; fi
 n=$(ls /lib/modules/"$K"/updates/dkms/gasket.ko* /lib/modules/"$K"/updates/dkms/apex.ko* 2>/dev/null | wc -l)
 if [ "$n" = 2 ]; then pass "gasket.ko and apex.ko in updates/dkms"; else fail "gasket.ko and apex.ko in updates/dkms" "$n files"; fi
+# udev's own parser (systemd >= 254); older udevadm has no verify, no check.
+if udevadm verify --help >/dev/null 2>&1; then
+	if out=$(udevadm verify --resolve-names=never /lib/udev/rules.d/60-apex.rules 2>&1); then
+		pass "udevadm verify 60-apex.rules"
+	else
+		fail "udevadm verify 60-apex.rules" "$out"
+	fi
+fi
 if modinfo -k "$K" -F alias apex 2>/dev/null | grep -qi 'pci:v00001AC1d0000089A'; then pass "modinfo: PCI alias 1ac1:089a"; else fail "modinfo: PCI alias 1ac1:089a" "$(modinfo -k "$K" apex 2>&1 | head -n 5)"; fi
 
 if apt_get install "/pkgs/apex-dkms_${UV}_all.deb" >/pkgs/upgrade.log 2>&1; then

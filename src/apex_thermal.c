@@ -212,16 +212,20 @@ static void apex_thermal_work(struct work_struct *work)
 	if (!next_ms && adev->warn1_masked)
 		next_ms = APEX_THERMAL_RECHECK_MS;
 	if (next_ms)
-		queue_delayed_work(system_wq, &adev->thermal_work,
-				   msecs_to_jiffies(next_ms));
+		queue_delayed_work(system_power_efficient_wq,
+				   &adev->thermal_work, msecs_to_jiffies(next_ms));
 out:
 	mutex_unlock(&adev->lock);
 }
 
-/* Check now; the work re-arms itself with the poll interval. */
+/*
+ * Check now; the work re-arms itself with the poll interval. The power
+ * efficient queue suits periodic polling and, unlike system_wq, is not
+ * being renamed away.
+ */
 static void apex_thermal_kick(struct apex_dev *adev)
 {
-	mod_delayed_work(system_wq, &adev->thermal_work, 0);
+	mod_delayed_work(system_power_efficient_wq, &adev->thermal_work, 0);
 }
 
 static ssize_t temp_show(struct device *dev, struct device_attribute *attr,

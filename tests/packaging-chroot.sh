@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# tests/packaging-chroot.sh [SUITE...]: install build/deb's apex-dkms with apt
-# in a throwaway overlay of each suite's root (vmtest/mkroot), with that
-# suite's own dkms, and check what the package promises short of loading the
-# module: group apex, dkms builds and installs both modules for the root's
-# kernel, the udev rule passes udevadm verify (where udev has it), then
-# upgrade to a rebuilt higher version, then purge leaves nothing.
+# tests/packaging-chroot.sh [SUITE...]: `apt install apex-dkms` from build/deb
+# (the flat repository) in a throwaway overlay of each suite's root
+# (vmtest/mkroot), with that suite's own dkms, and check what the package
+# promises short of loading the module: group apex, dkms builds and installs
+# both modules for the root's kernel, the udev rule passes udevadm verify
+# (where udev has it), an upgrade to a rebuilt higher version leaves only
+# that version, and purge leaves nothing.
 # Natively this takes seconds per suite; the guests prove the rest (udev,
 # autoload, reboot). Nothing is loaded: chroots have no udev, no modprobe runs.
 set -euo pipefail
@@ -28,8 +29,11 @@ trap 'rm -rf --one-file-system "$work"' EXIT
 # The upgrade target: same sources, higher version.
 upversion=$version+upgradetest
 "$apex_top/tests/build-deb.sh" --version "$upversion" --outdir "$work/up" 2>/dev/null
-mkdir -p "$work/pkgs"
-cp "$deb" "$work/up/apex-dkms_${upversion}_all.deb" "$work/pkgs/"
+# build/deb is the flat repository users add; only the upgrade is a file.
+mkdir -p "$work/pkgs/repo"
+cp "$deb" "$apex_top/build/deb/Packages" "$work/pkgs/repo/"
+cp "$work/up/apex-dkms_${upversion}_all.deb" "$work/pkgs/"
+echo 'deb [trusted=yes] file:/pkgs/repo ./' >"$work/pkgs/repo.list"
 
 # The checks, run by sh inside the chroot: "ok NAME" / "not ok NAME: why".
 cat >"$work/pkgs/checks.sh" <<'EOF'
@@ -37,17 +41,22 @@ set -u
 V=$1 UV=$2
 pass() { echo "ok $1"; }
 fail() { echo "not ok $1: $2"; }
-apt_get() { DEBIAN_FRONTEND=noninteractive apt-get -o Dpkg::Use-Pty=0 -q -y "$@"; }
+# Only the local repository: the root's own sources would need the network.
+apt_get() {
+	DEBIAN_FRONTEND=noninteractive apt-get -o Dpkg::Use-Pty=0 -q -y \
+		-o Dir::Etc::SourceList=/pkgs/repo.list -o Dir::Etc::SourceParts=/nonexistent "$@"
+}
 K=$(ls /lib/modules | head -n 1)
 dk_installed() { # version: the module is installed for K (dkms 2 and 3 formats)
 	dkms status -m apex -v "$1" -k "$K" |
 		grep -Fq -e "apex/$1, $K, x86_64: installed" -e "apex, $1, $K, x86_64: installed"
 }
 
-if apt_get install "/pkgs/apex-dkms_${V}_all.deb" >/pkgs/install.log 2>&1; then
-	pass "apt install apex-dkms $V"
+if apt_get update >/pkgs/install.log 2>&1 && apt_get install apex-dkms >>/pkgs/install.log 2>&1 &&
+	[ "$(dpkg-query -W -f='${Version}' apex-dkms)" = "$V" ]; then
+	pass "apt install apex-dkms ($V) from the flat repository"
 else
-	fail "apt install apex-dkms $V" "$(tail -n 30 /pkgs/install.log)"
+	fail "apt install apex-dkms ($V) from the flat repository" "$(tail -n 30 /pkgs/install.log)"
 fi
 gid=$(getent group apex | cut -d: -f3)
 if [ -n "$gid" ] && [ "$gid" -lt 1000 ]; then pass "system group apex ($gid)"; else fail "system group apex" "gid '$gid'"; fi

@@ -145,7 +145,8 @@ deb_sources() {
 # Same bytes as the tree's copy.
 same_file() {
 	[ -f "$2" ] || { echo "${2#"$work"/} is missing"; return 1; }
-	cmp -s "$1" "$2" || { echo "${2#"$work"/} differs from ${1#"$work"/tree/}"; return 1; }
+	local a=${1#"$work"/}
+	cmp -s "$1" "$2" || { echo "${2#"$work"/} differs from ${a#tree/}"; return 1; }
 }
 
 deb_udev() {

@@ -194,6 +194,10 @@ static void gcb_leave_reset(struct apex_chip *c)
 		log_msg("chip: GCB reset release requested, held (fault reset_stuck)");
 		return;
 	}
+	if (c->ram_shut_down) {
+		log_msg("chip: GCB reset release requested, held: its RAM is shut down");
+		return;
+	}
 	c->gcb_in_reset = false;
 	log_msg("chip: GCB leaves reset");
 }
@@ -232,12 +236,13 @@ void apex_chip_settle(struct apex_chip *c)
 	uint32_t ram = field32(c->scu3, SCU3_RG_FORCE_RAM_SD_MASK,
 			       SCU3_RG_FORCE_RAM_SD_SHIFT);
 
+	/* RAM first: the GCB cannot leave reset while its RAM is down. */
+	ram_set_shut_down(c, ram == RAM_SD_FORCE_SHUTDOWN);
 	/* rg_rst_gcb 0 leaves the GCB to the hardware: it stays as it is. */
 	if (rst == RST_GCB_FORCE_RESET)
 		gcb_enter_reset(c);
 	else if (rst != 0)
 		gcb_leave_reset(c);
-	ram_set_shut_down(c, ram == RAM_SD_FORCE_SHUTDOWN);
 	dma_pause_update(c);
 }
 
@@ -340,7 +345,11 @@ bool apex_chip_sensor_enabled(const struct apex_chip *c)
 	       (c->omc_dc & OMC_DC_ENTHMC);
 }
 
-/* Hotter means a smaller code: a threshold is reached at code <= it. */
+/*
+ * Hotter means a smaller code: a threshold is reached at code <= it. A
+ * comparator that trips latches its status bit and interrupts once; it
+ * interrupts again only after the latch was cleared and it tripped anew.
+ */
 static void thermal_update(struct apex_chip *c)
 {
 	bool on = apex_chip_sensor_enabled(c);
@@ -350,12 +359,12 @@ static void thermal_update(struct apex_chip *c)
 	bool w2 = on && (c->omc_d8 & OMC_D8_SD_EN) &&
 		  code <= field32(c->omc_d8, OMC_CODE_MASK << 16, 16);
 
-	if (w1 && !c->warn1_level) {
+	if (w1 && !c->warn1_level && !(c->omc_dc & OMC_DC_WARN_O)) {
 		c->omc_dc |= OMC_DC_WARN_O;
 		log_msg("chip: thermal warning at %d mC", c->temp_mc);
 		apex_chip_raise(c, APEX_IRQ_THERMAL_WARNING);
 	}
-	if (w2 && !c->warn2_level) {
+	if (w2 && !c->warn2_level && !(c->omc_dc & OMC_DC_SD_O)) {
 		c->omc_dc |= OMC_DC_SD_O;
 		log_msg("chip: thermal shutdown alarm at %d mC", c->temp_mc);
 		apex_chip_raise(c, APEX_IRQ_THERMAL_SHUTDOWN);
@@ -805,8 +814,12 @@ enum apex_fault apex_chip_dma_ptr(const struct apex_chip *c,
 				  void **ptr)
 {
 	uint64_t dma;
-	enum apex_fault f = apex_chip_translate(c, dev_addr, &dma);
+	enum apex_fault f;
 
+	/* Table walks and data both travel as DMA over PCIe. */
+	if (!c->bus_master)
+		return APEX_FAULT_NO_BUS_MASTER;
+	f = apex_chip_translate(c, dev_addr, &dma);
 	if (f != APEX_FAULT_NONE)
 		return f;
 	*ptr = c->gmem ? gmem_ptr(c->gmem, dma, len, write) : NULL;
@@ -834,6 +847,8 @@ const char *apex_fault_name(enum apex_fault f)
 		return "second-level entry not valid";
 	case APEX_FAULT_NOT_RAM:
 		return "page outside guest RAM";
+	case APEX_FAULT_NO_BUS_MASTER:
+		return "PCI bus mastering disabled";
 	}
 	return "?";
 }

@@ -130,6 +130,7 @@ enum apex_fault {
 	APEX_FAULT_EXT_TABLE,		/* second-level table not in guest RAM */
 	APEX_FAULT_EXT_L1_INVALID,	/* second-level entry without valid bit */
 	APEX_FAULT_NOT_RAM,		/* translated page not in guest RAM */
+	APEX_FAULT_NO_BUS_MASTER,	/* PCI bus mastering is off */
 };
 
 /* Injected with the control channel's `fault` command. */
@@ -258,6 +259,7 @@ struct apex_chip {
 	struct apex_counters cnt;
 	uint64_t errors_logged;		/* driver errors written to the log */
 	bool removed;			/* surprise-removed by `remove` */
+	bool bus_master;		/* PCI command register: DMA allowed */
 	uint64_t now_ms;		/* set by the owner before each call */
 
 	struct guest_mem *gmem;

@@ -72,7 +72,7 @@ static void ctl_state(const struct ctl_ctx *ctx, struct strbuf *sb)
 		irq_fds += ctx->vu->irq_fd[i] >= 0;
 
 	sb_printf(sb, " removed=%d connected=%d bus_master=%d", c->removed,
-		  connected, ctx->cfg ? pcicfg_bus_master(ctx->cfg) : 0);
+		  connected, c->bus_master);
 	sb_printf(sb, " gcb_reset=%d ram_shutdown=%d clock_gated=%d",
 		  c->gcb_in_reset, c->ram_shut_down,
 		  !!(scu3 & SCU3_CUR_GATED_GCB));
@@ -121,8 +121,9 @@ static void ctl_state(const struct ctl_ctx *ctx, struct strbuf *sb)
 		  c->fault.ram_stuck, c->fault.dma_pause_stuck);
 	sb_printf(sb, " dma_windows=%zu irq_fds=%u",
 		  connected ? ctx->vu->gmem->count : 0, irq_fds);
-	sb_printf(sb, " efuse=%08x,%08x,%08x,%08x", c->efuse[0], c->efuse[1],
-		  c->efuse[2], c->efuse[3]);
+	/* As the driver prints it: ID3 first. */
+	sb_printf(sb, " unique_id=%08x%08x%08x%08x", c->efuse[3], c->efuse[2],
+		  c->efuse[1], c->efuse[0]);
 }
 
 static bool parse_i64(const char *s, int64_t *v)

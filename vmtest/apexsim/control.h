@@ -12,7 +12,6 @@
 #include <stddef.h>
 
 #include "apex_chip.h"
-#include "pci_config.h"
 #include "vfio_user.h"
 
 #define CTL_MAX_CLIENTS		16
@@ -24,7 +23,6 @@
 struct ctl_ctx {
 	struct apex_chip *chip;
 	const struct vu_conn *vu;
-	const struct pci_config *cfg;
 };
 
 struct ctl_client {

@@ -304,7 +304,7 @@ int main(int argc, char **argv)
 	ctl_fd = listen_unix(s.control_path);
 	if (ctl_fd < 0)
 		goto out;
-	ctl_init(&s.ctl, ctl_fd, (struct ctl_ctx){ &s.chip, &s.vu, &s.cfg });
+	ctl_init(&s.ctl, ctl_fd, (struct ctl_ctx){ &s.chip, &s.vu });
 	s.vfio_listen_fd = listen_unix(s.socket_path);
 	if (s.vfio_listen_fd < 0)
 		goto out_ctl;

@@ -54,6 +54,15 @@ bool te_peek(const struct te_state *te, uint32_t off, uint64_t *val)
 	return true;
 }
 
+/* A throttled chip (GCB clock divided) copies slower. */
+static uint64_t te_duration_ms(const struct apex_chip *c, uint64_t len)
+{
+	unsigned int div = (c->scu3 & SCU3_RG_GCB_CLKDIV_MASK) >>
+			   SCU3_RG_GCB_CLKDIV_SHIFT;
+
+	return (TE_LATENCY_MS + (len >> 20) / TE_MIB_PER_MS) << div;
+}
+
 static void te_start(struct apex_chip *c)
 {
 	struct te_state *te = &c->te;
@@ -78,7 +87,7 @@ static void te_start(struct apex_chip *c)
 	te->job.len = te->len;
 	te->job.irq = (unsigned int)te->irq;
 	te->status |= TE_STATUS_BUSY;
-	te->due_ms = c->now_ms + TE_LATENCY_MS;
+	te->due_ms = c->now_ms + te_duration_ms(c, te->len);
 	log_trace("test engine: copy %" PRIu64 " bytes %#" PRIx64 " -> %#"
 		  PRIx64 ", source %u", te->len, te->src, te->dst,
 		  te->job.irq);

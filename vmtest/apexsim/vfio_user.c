@@ -308,8 +308,10 @@ static int vu_cmd_irq_info(struct vu_conn *vu, struct vu_msg *m)
 		info.flags |= VU_IRQ_INFO_NORESIZE;
 		info.count = APEX_NUM_VECTORS;
 	} else {
-		/* No MSI, error or request interrupts; QEMU accepts that. */
-		return -EINVAL;
+		/* No MSI, error or request interrupts; QEMU expects this. */
+		log_trace("vfio-user: no interrupt index %u", req.index);
+		vu_reply_error(vu, &m->hdr, EINVAL);
+		return 0;
 	}
 	vu_reply(vu, m, &info, sizeof(info));
 	return 0;
@@ -445,6 +447,7 @@ static int vu_cmd_region_write(struct vu_conn *vu, struct vu_msg *m)
 	if (rw.region == VU_REGION_CONFIG) {
 		pcicfg_write(vu->cfg, rw.offset, m->body + sizeof(rw),
 			     rw.count);
+		vu->chip->bus_master = pcicfg_bus_master(vu->cfg);
 	} else {
 		uint64_t v = 0;
 
@@ -457,6 +460,8 @@ static int vu_cmd_region_write(struct vu_conn *vu, struct vu_msg *m)
 
 static int vu_cmd_device_reset(struct vu_conn *vu, struct vu_msg *m)
 {
+	pcicfg_init(vu->cfg);
+	vu->chip->bus_master = false;
 	apex_chip_reset(vu->chip);
 	vu_reply(vu, m, NULL, 0);
 	return 0;

@@ -35,6 +35,7 @@ struct fixture *fx_setup(void)
 	fx->chip.irq_fn = fx_irq;
 	fx->chip.irq_opaque = fx;
 	fx->chip.now_ms = 1000;
+	fx->chip.bus_master = true;
 	fx->irq_listening = true;
 	return fx;
 }

@@ -101,10 +101,13 @@ static void test_fault_ram_stuck(void)
 	CHECK(fx_enter_reset(fx));	/* shutting down still works */
 	CHECK(!fx_quit_reset(fx));	/* RAM never comes back */
 	CHECK(fx_rd(fx, APEX_SCU_3) & SCU3_CUR_GCB_SRAM_SD);
+	/* Without its RAM the GCB cannot leave reset either. */
+	CHECK(fx_rd(fx, APEX_SCU_3) & SCU3_CUR_RST_GCB);
 	CHECK(!apex_chip_gcb_running(&fx->chip));
 	fx->chip.fault.ram_stuck = false;
 	apex_chip_settle(&fx->chip);
 	CHECK(!(fx_rd(fx, APEX_SCU_3) & SCU3_CUR_GCB_SRAM_SD));
+	CHECK(!(fx_rd(fx, APEX_SCU_3) & SCU3_CUR_RST_GCB));
 	fx_teardown(fx);
 }
 
@@ -375,6 +378,11 @@ static void test_thermal_warnings(void)
 	apex_chip_set_temp(&fx->chip, 90050);
 	apex_chip_set_temp(&fx->chip, 100050);
 	CHECK_EQ(fx_irqs_on(fx, APEX_IRQ_THERMAL_WARNING), 2);
+	/* Tripping again while still latched: no new interrupt. */
+	apex_chip_set_temp(&fx->chip, 90050);
+	apex_chip_set_temp(&fx->chip, 100050);
+	CHECK_EQ(fx_irqs_on(fx, APEX_IRQ_THERMAL_WARNING), 2);
+	fx_rmw(fx, APEX_OMC0_DC, 1, 1, 29);
 	apex_chip_set_temp(&fx->chip, 110050);
 	CHECK_EQ(fx_irqs_on(fx, APEX_IRQ_THERMAL_SHUTDOWN), 1);
 	CHECK(fx_rd(fx, APEX_OMC0_DC) & OMC_DC_SD_O);

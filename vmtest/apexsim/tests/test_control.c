@@ -28,7 +28,7 @@ static bool starts(const char *s, const char *prefix)
 static void test_state_and_get(void)
 {
 	struct fixture *fx = fx_setup();
-	struct ctl_ctx ctx = { &fx->chip, NULL, NULL };
+	struct ctl_ctx ctx = { &fx->chip, NULL };
 	static const char *const keys[] = {
 		"gcb_reset", "ram_shutdown", "clock_gated", "axi_quiesced",
 		"pwr_state_ovr", "dma_paused", "temp", "clk_div",
@@ -49,6 +49,16 @@ static void test_state_and_get(void)
 	CHECK(!strcmp(run(&ctx, "get gcb_reset"), "ok 1"));
 	CHECK(!strcmp(run(&ctx, "get connected"), "ok 0"));
 	CHECK(!strcmp(run(&ctx, "get simple_entries"), "ok 8192"));
+	{
+		char id[64];
+
+		snprintf(id, sizeof(id), "ok %08x%08x%08x%08x",
+			 (unsigned int)fx_rd(fx, APEX_EFUSE_ID0 + 12),
+			 (unsigned int)fx_rd(fx, APEX_EFUSE_ID0 + 8),
+			 (unsigned int)fx_rd(fx, APEX_EFUSE_ID0 + 4),
+			 (unsigned int)fx_rd(fx, APEX_EFUSE_ID0));
+		CHECK(!strcmp(run(&ctx, "get unique_id"), id));
+	}
 	CHECK(starts(run(&ctx, "get nosuchkey"), "err "));
 	CHECK(starts(run(&ctx, "get temp=1"), "err "));
 	CHECK(fx_quit_reset(fx));
@@ -62,7 +72,7 @@ static void test_state_and_get(void)
 static void test_reg(void)
 {
 	struct fixture *fx = fx_setup();
-	struct ctl_ctx ctx = { &fx->chip, NULL, NULL };
+	struct ctl_ctx ctx = { &fx->chip, NULL };
 
 	CHECK(!strcmp(run(&ctx, "reg 0x1a318"), "ok 0x80050410"));
 	CHECK(!strcmp(run(&ctx, "reg 0x46000"), "ok 0x0000000000002000"));
@@ -79,7 +89,7 @@ static void test_reg(void)
 static void test_faults_and_raise(void)
 {
 	struct fixture *fx = fx_setup();
-	struct ctl_ctx ctx = { &fx->chip, NULL, NULL };
+	struct ctl_ctx ctx = { &fx->chip, NULL };
 
 	fx_setup_interrupts(fx);
 	CHECK(!strcmp(run(&ctx, "fault reset_stuck on"), "ok"));
@@ -110,7 +120,7 @@ static void test_faults_and_raise(void)
 static void test_temp_ramp_remove(void)
 {
 	struct fixture *fx = fx_setup();
-	struct ctl_ctx ctx = { &fx->chip, NULL, NULL };
+	struct ctl_ctx ctx = { &fx->chip, NULL };
 
 	CHECK(!strcmp(run(&ctx, "temp 85050"), "ok"));
 	CHECK_EQ(fx->chip.temp_mc, 85050);
@@ -132,7 +142,7 @@ static void test_temp_ramp_remove(void)
 static void test_bad_requests(void)
 {
 	struct fixture *fx = fx_setup();
-	struct ctl_ctx ctx = { &fx->chip, NULL, NULL };
+	struct ctl_ctx ctx = { &fx->chip, NULL };
 
 	CHECK(starts(run(&ctx, ""), "err "));
 	CHECK(starts(run(&ctx, "   "), "err "));
@@ -166,7 +176,7 @@ static bool cs_setup(struct fixture *fx)
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    listen(fd, 32) < 0)
 		return false;
-	ctl_init(&cs.srv, fd, (struct ctl_ctx){ &fx->chip, NULL, NULL });
+	ctl_init(&cs.srv, fd, (struct ctl_ctx){ &fx->chip, NULL });
 	return true;
 }
 

@@ -207,6 +207,28 @@ static void test_waits_for_gcb(void)
 	fx_teardown(fx);
 }
 
+static void test_bus_master_and_speed(void)
+{
+	struct fixture *fx = te_setup();
+
+	fx_wr(fx, APEX_HIB_PAGE_TABLE, FX_RAM_IOVA | 1);
+	fx->chip.bus_master = false;
+	start(fx, 0, 0, 8, 1);
+	run_due(fx);
+	CHECK_EQ(fx_rd(fx, TE_STATUS), TE_STATUS_ERROR);
+	CHECK_EQ(fx_irqs_on(fx, APEX_IRQ_FATAL_ERR), 1);
+	fx->chip.bus_master = true;
+	/* 16 MiB at full clock: 1 + 16 ms; at divider 3 eight times that. */
+	start(fx, 0, 0, 16 << 20, 1);
+	CHECK_EQ(apex_chip_next_deadline(&fx->chip), fx->chip.now_ms + 17);
+	fx_wr(fx, TE_STATUS, ~0ull);
+	CHECK(fx_enter_reset(fx) && fx_quit_reset(fx));
+	fx_rmw(fx, APEX_SCU_3, 3, 2, 28);
+	start(fx, 0, 0, 8, 1);
+	CHECK_EQ(apex_chip_next_deadline(&fx->chip), fx->chip.now_ms + 8);
+	fx_teardown(fx);
+}
+
 const struct unit_test engine_tests[] = {
 	{ "engine: copy through simple entries", test_simple_copy },
 	{ "engine: copy through an extended table", test_extended_copy },
@@ -214,5 +236,6 @@ const struct unit_test engine_tests[] = {
 	{ "engine: entries outside guest RAM fault", test_fault_outside_ram },
 	{ "engine: bad descriptors are errors", test_bad_descriptor },
 	{ "engine: waits for the GCB, reset drops the copy", test_waits_for_gcb },
+	{ "engine: needs bus mastering, slows with the divider", test_bus_master_and_speed },
 	{ NULL, NULL },
 };

@@ -271,9 +271,13 @@ static void test_qemu_handshake(void)
 	CHECK_EQ(vt_read(VU_REGION_BAR2, APEX_HIB_PAGE_TABLE_SIZE, 8), 8192);
 	CHECK_EQ(vt_read(VU_REGION_BAR2, APEX_SCU_3, 4), 0x80050410);
 
+	CHECK(vt_write(0, VU_REGION_CONFIG, 4, 2, 6));
+	CHECK(vt.chip.bus_master);
 	n = vt_call(VU_DEVICE_RESET, NULL, 0, &h, reply, sizeof(reply));
 	CHECK(n == 0 && vt_ok(&h));
 	CHECK_EQ(vt_read(VU_REGION_BAR2, TE_SRC, 8), 0);
+	CHECK(!vt.chip.bus_master);
+	CHECK_EQ(vt_read(VU_REGION_CONFIG, 4, 2), 0);
 	vt_teardown();
 }
 
@@ -614,7 +618,7 @@ static void test_config_write_mask(void)
 	CHECK(vt_write(0, VU_REGION_CONFIG, 0x3c, 1, 0x0b));
 	CHECK(vt_in_sync());
 	CHECK_EQ(vt_read(VU_REGION_CONFIG, 4, 2), 0x0547);
-	CHECK(pcicfg_bus_master(&vt.cfg));
+	CHECK(vt.chip.bus_master);
 	CHECK_EQ(vt_read(VU_REGION_CONFIG, 0x3c, 1), 0x0b);
 	vt_teardown();
 }

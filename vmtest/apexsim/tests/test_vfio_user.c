@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -623,8 +625,88 @@ static void test_config_write_mask(void)
 	vt_teardown();
 }
 
+/* Descriptors as QEMU sends them: guest RAM memfds or eventfds. */
+static int replay_fds(const uint8_t *msg, size_t nfds, int *fds)
+{
+	struct vu_hdr h;
+	struct vu_dma_map map;
+	size_t i;
+
+	memcpy(&h, msg, sizeof(h));
+	for (i = 0; i < nfds; i++) {
+		if (h.cmd == VU_DMA_MAP) {
+			memcpy(&map, msg + VU_HDR_SIZE, sizeof(map));
+			fds[i] = memfd_create("guest", MFD_CLOEXEC);
+			if (ftruncate(fds[i], (off_t)(map.offset + map.size)))
+				return -1;
+		} else {
+			fds[i] = eventfd(0, EFD_CLOEXEC);
+		}
+		if (fds[i] < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A recorded session: every request gets its reply, none fails. */
+static void test_recorded_session(void)
+{
+	const char *dir = getenv("APEXSIM_TEST_DATA");
+	char path[512], *line = NULL;
+	size_t cap = 0, n = 0, i;
+	uint8_t msg[4096], reply[512];
+	struct vu_hdr h, r;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/qemu-session.txt", dir ? dir : "tests");
+	f = fopen(path, "re");
+	CHECK(f);
+	vt_setup();
+	while (getline(&line, &cap, f) > 0) {
+		int fds[VU_MAX_FDS], nfds, off, len = 0;
+
+		if (line[0] == '#')
+			continue;
+		CHECK(sscanf(line, "%d %n", &nfds, &off) == 1);
+		CHECK(nfds >= 0 && nfds <= VU_MAX_FDS);
+		while (sscanf(line + off + 2 * len, "%2hhx", &msg[len]) == 1)
+			CHECK(++len < (int)sizeof(msg));
+		CHECK(replay_fds(msg, (size_t)nfds, fds) == 0);
+		vt_send_raw(msg, (size_t)len, fds, (size_t)nfds);
+		for (i = 0; i < (size_t)nfds; i++)
+			close(fds[i]);
+		CHECK_EQ(vu_handle(&vt.vu), 1);
+		memcpy(&h, msg, sizeof(h));
+		n++;
+		if (h.flags & VU_FLAG_NO_REPLY) {
+			CHECK(vt_no_reply());
+			continue;
+		}
+		CHECK(vt_reply(&r, reply, sizeof(reply)) >= 0);
+		CHECK(r.id == h.id && r.cmd == h.cmd);
+		/* Only QEMU's probes for absent interrupt indexes fail. */
+		CHECK(vt_ok(&r) || (h.cmd == VU_DEVICE_GET_IRQ_INFO &&
+				    vt_err(&r, EINVAL)));
+	}
+	free(line);
+	fclose(f);
+	CHECK_EQ(n, 344);
+	CHECK_EQ(vt.vu.errors, 0);
+	CHECK_EQ(vt.chip.cnt.bad_accesses, 0);
+	CHECK_EQ(vt.chip.cnt.unknown_accesses, 0);
+	/* Probe, open and close, power save: the chip ends in reset. */
+	CHECK(vt.chip.gcb_in_reset && vt.chip.ram_shut_down);
+	CHECK_EQ(vt.chip.cnt.gcb_resets, 3);
+	CHECK(!vt.chip.bus_master);	/* the unload disabled the device */
+	CHECK(apex_chip_sensor_enabled(&vt.chip));
+	CHECK_EQ(vt.gmem.count, 6);	/* the RAM windows at the end */
+	CHECK(vt_in_sync());
+	vt_teardown();
+}
+
 const struct unit_test vfio_user_tests[] = {
-	{ "vfio-user: QEMU's handshake and first accesses", test_qemu_handshake },
+	{ "vfio-user: recorded QEMU 11.1 session replays cleanly", test_recorded_session },
+	{ "vfio-user: handshake replies (version, infos, config)", test_qemu_handshake },
 	{ "vfio-user: MSI-X eventfds", test_msix_eventfds },
 	{ "vfio-user: a message split across writes", test_split_writes },
 	{ "vfio-user: size smaller than the header", test_size_below_header },

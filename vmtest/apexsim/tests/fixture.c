@@ -55,8 +55,8 @@ void fx_wr(struct fixture *fx, uint32_t off, uint64_t val)
 	apex_chip_write(&fx->chip, off, apex_chip_reg_width(off), val);
 }
 
-void fx_rmw(struct fixture *fx, uint32_t off, uint64_t val, unsigned width,
-	    unsigned shift)
+void fx_rmw(struct fixture *fx, uint32_t off, uint64_t val,
+	    unsigned int width, unsigned int shift)
 {
 	uint64_t mask = ((1ull << width) - 1) << shift;
 	uint64_t v = fx_rd(fx, off);

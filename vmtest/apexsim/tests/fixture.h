@@ -32,8 +32,8 @@ void fx_teardown(struct fixture *fx);
 uint64_t fx_rd(struct fixture *fx, uint32_t off);	/* natural width */
 void fx_wr(struct fixture *fx, uint32_t off, uint64_t val);
 /* gasket_read_modify_write_32/64: WIDTH bits at SHIFT set to VAL. */
-void fx_rmw(struct fixture *fx, uint32_t off, uint64_t val, unsigned width,
-	    unsigned shift);
+void fx_rmw(struct fixture *fx, uint32_t off, uint64_t val,
+	    unsigned int width, unsigned int shift);
 /* INTVECCTL as gasket_interrupt_setup() programs it, vector = source. */
 void fx_setup_interrupts(struct fixture *fx);
 /* The reset sequence of apex_enter_reset()/apex_quit_reset(). */

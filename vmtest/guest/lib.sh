@@ -2,6 +2,8 @@
 # Shared by the stage scripts (sourced after tap.sh): paths, the chip's
 # control channel, and small checks. Checks print why they fail and return
 # non-zero; they are exported so tap_check can run them under a timeout.
+# They run with pipefail: grep a captured output (<<<"$(cmd)"), never
+# "cmd | grep -q", whose early exit can kill cmd with SIGPIPE.
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export LC_ALL=C
@@ -79,7 +81,7 @@ dmesg_after() {
 
 # dmesg_logged NAME REGEX: the kernel logged REGEX since mark NAME.
 dmesg_logged() {
-	dmesg_after "$1" | grep -Eq "$2" || fail "no kernel message matching '$2' since mark $1: $(dmesg_after "$1" | tail -n 5)"
+	grep -Eq "$2" <<<"$(dmesg_after "$1")" || fail "no kernel message matching '$2' since mark $1: $(dmesg_after "$1" | tail -n 5)"
 }
 
 irq_count() {
@@ -150,7 +152,7 @@ lspci_shows_chip() {
 }
 
 driver_in_use() {
-	lspci -k -d "$APEX_PCI_ID" | grep -q 'Kernel driver in use: apex' ||
+	grep -q 'Kernel driver in use: apex' <<<"$(lspci -k -d "$APEX_PCI_ID")" ||
 		fail "lspci -k: $(lspci -k -d "$APEX_PCI_ID")"
 }
 

@@ -16,7 +16,7 @@ pkg_version() {
 # who just added it, read its index first.
 pkg_update() {
 	apt-get update -q
-	apt-cache policy apex-dkms | grep -q 'Candidate: [0-9]' ||
+	grep -q 'Candidate: [0-9]' <<<"$(apt-cache policy apex-dkms)" ||
 		fail "apt knows no apex-dkms candidate: $(apt-cache policy apex-dkms)"
 }
 
@@ -58,7 +58,7 @@ module_files_installed() {
 }
 
 module_alias_ok() {
-	modinfo -F alias apex | grep -qxF 'pci:v00001AC1d0000089Asv*sd*bc*sc*i*' ||
+	grep -qxF 'pci:v00001AC1d0000089Asv*sd*bc*sc*i*' <<<"$(modinfo -F alias apex)" ||
 		fail "modinfo -F alias apex: $(modinfo -F alias apex)"
 }
 
@@ -118,7 +118,7 @@ modprobe_override_ok() {
 	local f=/etc/modprobe.d/apex.conf rc=0
 	[ ! -e "$f" ] || fail "$f exists before the test"
 	echo 'options apex allow_power_save=1' >"$f"
-	modprobe -c | grep -qx 'options apex allow_power_save=1' || rc=1
+	grep -qx 'options apex allow_power_save=1' <<<"$(modprobe -c)" || rc=1
 	rm -f "$f"
 	[ "$rc" = 0 ] || fail "modprobe -c ignores $f"
 }

@@ -38,7 +38,7 @@ else
 fi
 
 tap_check "add tpuuser to group apex (otheruser stays out)" \
-	bash -c 'usermod -aG apex tpuuser && id -nG tpuuser | grep -qw apex && ! id -nG otheruser | grep -qw apex'
+	bash -c 'usermod -aG apex tpuuser && grep -qw apex <<<"$(id -nG tpuuser)" && ! grep -qw apex <<<"$(id -nG otheruser)"'
 
 # --- the chip, right after the install ---------------------------------------
 udevadm settle -t 60 >/dev/null 2>&1 || true

@@ -80,7 +80,7 @@ tap_why_status() {
 }
 
 tap_check() {
-	local t=$tap_default_timeout verbose=0 out rc=0
+	local t=$tap_default_timeout verbose=0 out rc=0 start
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-t) t=$2; shift 2 ;;
@@ -91,7 +91,12 @@ tap_check() {
 	local name=$1
 	shift
 	out=$(mktemp)
+	start=$SECONDS
 	tap_run "$t" "$out" "$@" || rc=$?
+	if [ $((SECONDS - start)) -ge 10 ]; then
+		printf '\n(took %d s)\n' $((SECONDS - start)) >>"$out"
+		verbose=1
+	fi
 	if [ "$rc" = 0 ]; then
 		tap_ok "$name"
 		[ "$verbose" = 0 ] || tap_diag "$(tail -n 20 "$out")"
@@ -134,7 +139,7 @@ tap_prog_line() {
 }
 
 tap_prog() {
-	local t=$tap_default_timeout line rc err rcf
+	local t=$tap_default_timeout line rc err rcf start=$SECONDS
 	if [ "$1" = -t ]; then
 		t=$2
 		shift 2
@@ -154,6 +159,7 @@ tap_prog() {
 	done
 	rc=$(cat "$rcf")
 	[ ! -s "$err" ] || tap_diag "$tag stderr: $(tail -n 20 "$err")"
+	tap_diag "$tag took $((SECONDS - start)) s"
 	rm -f "$err" "$rcf"
 	# The program's own failures are already counted; report only the rest.
 	if [ "$rc" != 0 ] && [ "$tap_prog_failed" = 0 ]; then

@@ -3,9 +3,10 @@
  * apex-demo: the whole path a runtime uses, through apexsim's test engine:
  * mmap the engine's register page, map user buffers into the chip's simple
  * and extended page tables (MAP_BUFFER and MAP_BUFFER_FLAGS with each DMA
- * direction), bind eventfds to interrupt sources, run copies, wait for the
- * interrupt, check the bytes; then unmap and prove the device can no longer
- * reach the pages (translation fault -> ERROR + fatal-error interrupt).
+ * direction, and a dma-buf with MAP_DMABUF where the kernel has a dma-heap),
+ * bind eventfds to interrupt sources, run copies, wait for the interrupt,
+ * check the bytes; then unmap and prove the device can no longer reach the
+ * pages (translation fault -> ERROR + fatal-error interrupt).
  *
  *   apex-demo [DEVICE]         one round trip, explained for a human
  *   apex-demo --tap [DEVICE]   the full test, as TAP
@@ -16,7 +17,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/dma-heap.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "apexdev.h"
@@ -58,6 +62,18 @@ static int region_map(const struct ctx *c, const struct region *r)
 static int region_unmap(const struct ctx *c, const struct region *r)
 {
 	return pt_unmap(c->fd, r->buf, r->dev, r->size);
+}
+
+static int map_both(const struct ctx *c, const struct region *s,
+		    const struct region *d)
+{
+	int err = region_map(c, s);
+
+	if (!err)
+		err = region_map(c, d);
+	if (err)
+		tap_why("MAP_BUFFER: %s", errname(err));
+	return err;
 }
 
 static long long mapped_pages(const struct ctx *c)
@@ -473,6 +489,163 @@ static void test_routing(const struct ctx *c, bool have)
 }
 
 /* After unmapping, the device must fault instead of reaching the pages. */
+#define DMA_HEAP "/dev/dma_heap/system"
+
+/* A dma-buf of @size bytes from the system heap, or a negative errno. */
+static int dmabuf_alloc(size_t size)
+{
+	struct dma_heap_allocation_data a = {
+		.len = size,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	int heap = open(DMA_HEAP, O_RDONLY | O_CLOEXEC), ret;
+
+	if (heap < 0)
+		return -errno;
+	ret = ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a) ? -errno : (int)a.fd;
+	close(heap);
+	return ret;
+}
+
+static int map_dmabuf(const struct ctx *c, int buf, uint64_t dev,
+		      uint32_t pages, bool map)
+{
+	struct gasket_page_table_ioctl_dmabuf io = {
+		.page_table_index = 0,
+		.device_address = dev,
+		.dmabuf_fd = buf,
+		.num_pages = pages,
+		.map = map,
+	};
+
+	return xioctl(c->fd, GASKET_IOCTL_MAP_DMABUF, &io);
+}
+
+/* MAP_DMABUF: the device writes into a dma-buf another driver exported. */
+static void test_dmabuf(const struct ctx *c, bool have)
+{
+	const uint32_t pages = SMALL / APEX_PAGE;
+	struct region s, d = { .size = SMALL, .dev = apex_simple_addr(600) };
+	int buf, err;
+
+	if (!have) {
+		tap_skip_dep("opening the device", "MAP_DMABUF");
+		return;
+	}
+	buf = dmabuf_alloc(SMALL);
+	if (buf == -ENOENT) {
+		tap_skip("no " DMA_HEAP " in this kernel (CONFIG_DMABUF_HEAPS_SYSTEM)",
+			 "MAP_DMABUF of a dma-heap buffer");
+		return;
+	}
+	if (buf >= 0)
+		d.buf = mmap(NULL, SMALL, PROT_READ | PROT_WRITE, MAP_SHARED,
+			     buf, 0);
+	if (buf < 0 || d.buf == MAP_FAILED || !region_alloc(&s, SMALL,
+							    apex_simple_addr(16))) {
+		tap_why("%s", buf < 0 ? errname(-buf) : "mmap of the dma-buf");
+		tap_ok(false, "allocate and mmap a %d KiB dma-buf from " DMA_HEAP,
+		       SMALL / 1024);
+		return;
+	}
+	buf_fill(s.buf, SMALL, 71);
+	err = region_map(c, &s);
+	if (!err)
+		err = map_dmabuf(c, buf, d.dev, pages, true);
+	if (err)
+		tap_why("%s", errname(err));
+	if (tap_ok(!err && expect_pages(c, 2 * pages),
+		   "MAP_DMABUF of a %d KiB dma-heap buffer", SMALL / 1024)) {
+		tap_ok(copy_ok(c, &s, 0, &d, 0, SMALL, 9),
+		       "test engine copies into the dma-buf");
+		err = pt_unmap(c->fd, d.buf, d.dev, SMALL);
+		if (err != EINVAL)
+			tap_why("got %s", errname(err));
+		tap_ok(err == EINVAL && expect_pages(c, 2 * pages),
+		       "UNMAP_BUFFER of a dma-buf range -> EINVAL, still mapped");
+		err = pt_partition(c->fd, SIMPLE_ENTRIES / 2);
+		if (err != EBUSY)
+			tap_why("got %s", errname(err));
+		tap_ok(err == EBUSY, "PARTITION_PAGE_TABLE while a dma-buf is mapped -> EBUSY");
+		err = map_dmabuf(c, buf, d.dev, pages, false);
+		if (err)
+			tap_why("%s", errname(err));
+		tap_ok(!err && expect_pages(c, pages),
+		       "MAP_DMABUF with map=0 unmaps it");
+	} else {
+		tap_skip_dep("MAP_DMABUF", "copies into the dma-buf");
+	}
+	err = map_dmabuf(c, buf, d.dev, pages + 1, true);
+	if (err != EINVAL)
+		tap_why("got %s", errname(err));
+	tap_ok(err == EINVAL && expect_pages(c, pages),
+	       "MAP_DMABUF of more pages than the dma-buf has -> EINVAL");
+	region_unmap(c, &s);
+	munmap(d.buf, SMALL);
+	close(buf);
+	buf_free(s.buf, SMALL);
+}
+
+#define COHERENT_OFFSET 0x1000000ULL
+
+static int coherent_config(const struct ctx *c, bool enable)
+{
+	struct gasket_coherent_alloc_config_ioctl io = {
+		.page_table_index = 0,
+		.enable = enable,
+		.size = SMALL,
+		.dma_address = COHERENT_OFFSET,
+	};
+
+	return xioctl(c->fd, GASKET_IOCTL_CONFIG_COHERENT_ALLOCATOR, &io);
+}
+
+/* The coherent buffer, mmap()ed and then given to MAP_BUFFER. */
+static void test_coherent_dma(const struct ctx *c, bool have)
+{
+	struct region s, d = { .size = SMALL, .dev = apex_simple_addr(700) };
+	int err;
+
+	if (!have || !region_alloc(&s, SMALL, apex_simple_addr(16))) {
+		tap_skip_dep("opening the device", "the coherent buffer as a DMA target");
+		return;
+	}
+	err = coherent_config(c, true);
+	if (!err) {
+		d.buf = mmap(NULL, SMALL, PROT_READ | PROT_WRITE, MAP_SHARED,
+			     c->fd, COHERENT_OFFSET);
+		if (d.buf == MAP_FAILED) {
+			err = errno;
+			d.buf = NULL;
+		}
+	}
+	if (!err)
+		err = map_both(c, &s, &d);
+	else
+		tap_why("%s", errname(err));
+	if (tap_ok(!err && expect_pages(c, 2 * SMALL / APEX_PAGE),
+		   "MAP_BUFFER of the mmap()ed coherent buffer")) {
+		buf_fill(s.buf, SMALL, 81);
+		tap_ok(copy_ok(c, &s, 0, &d, 0, SMALL, 10),
+		       "test engine copies into the coherent buffer");
+		err = coherent_config(c, false);
+		if (err != EBUSY)
+			tap_why("got %s", errname(err));
+		tap_ok(err == EBUSY,
+		       "CONFIG_COHERENT_ALLOCATOR disable while the device maps it -> EBUSY");
+		region_unmap(c, &d);
+	}
+	region_unmap(c, &s);
+	if (d.buf)
+		munmap(d.buf, SMALL);
+	err = coherent_config(c, false);
+	if (err)
+		tap_why("%s", errname(err));
+	tap_ok(!err && expect_pages(c, 0),
+	       "unmapped, munmap()ed, the coherent buffer is freed");
+	buf_free(s.buf, SMALL);
+}
+
 /* RESET drops every mapping and the partition (gasket_core.h). */
 static bool reset_ok(const struct ctx *c)
 {
@@ -492,18 +665,6 @@ static bool reset_ok(const struct ctx *c)
 		return false;
 	}
 	return true;
-}
-
-static int map_both(const struct ctx *c, const struct region *s,
-		    const struct region *d)
-{
-	int err = region_map(c, s);
-
-	if (!err)
-		err = region_map(c, d);
-	if (err)
-		tap_why("MAP_BUFFER: %s", errname(err));
-	return err;
 }
 
 /* After unmapping, the device must fault instead of reaching the pages. */
@@ -595,6 +756,8 @@ static int tap_main(struct ctx *c)
 	test_copies(c, have);
 	test_directions(c, have);
 	test_routing(c, have);
+	test_dmabuf(c, have);
+	test_coherent_dma(c, have);
 	test_unmapped(c, have);
 
 	if (c->fd >= 0) {

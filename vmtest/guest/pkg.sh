@@ -8,6 +8,11 @@ export APEX_UDEV_RULE=/lib/udev/rules.d/60-apex.rules
 export APEX_MODPROBE_CONF=/lib/modprobe.d/apex.conf
 export APEX_SYSUSERS=/usr/lib/sysusers.d/apex-dkms.conf
 
+# re_escape TEXT: TEXT as a literal in an extended regular expression.
+re_escape() {
+	sed 's/[][\\.*^$+?(){}|/]/\\&/g' <<<"$1"
+}
+
 pkg_version() {
 	dpkg-query -W -f='${Version}' apex-dkms 2>/dev/null
 }
@@ -40,7 +45,7 @@ dkms_installed() {
 	out=$(dkms status -m apex -v "$v" -k "$k" 2>&1)
 	echo "$out"
 	[ "$(grep -c . <<<"$out")" = 1 ] || fail "want one dkms status line"
-	grep -Eq "^apex[/,] ?${v//./\\.}, ${k//./\\.}, x86_64: installed( \(.*\))?$" <<<"$out" ||
+	grep -Eq "^apex[/,] ?$(re_escape "$v"), $(re_escape "$k"), x86_64: installed( \(.*\))?$" <<<"$out" ||
 		fail "dkms status does not say installed for $k"
 }
 
@@ -123,6 +128,42 @@ modprobe_override_ok() {
 	[ "$rc" = 0 ] || fail "modprobe -c ignores $f"
 }
 
+# A newer apex-dkms for the upgrade test, if the test disk carries one
+# (upgrade/ beside repo/; tests/build-deb.sh --version builds it).
+export APEX_UPGRADE_DIR=/mnt/apextest/upgrade
+
+upgrade_deb() {
+	compgen -G "$APEX_UPGRADE_DIR/apex-dkms_*_all.deb" | head -n 1
+}
+
+# pkg_upgrade: install the newer .deb over the installed one, as a user would.
+pkg_upgrade() {
+	local k
+	k=$(uname -r)
+	stat -c %Y /lib/modules/"$k"/updates/dkms/apex.ko* >/tmp/apex-ko-mtime
+	sleep 1
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$(upgrade_deb)"
+}
+
+# upgraded_ok OLD NEW: only NEW is left in DKMS, rebuilt for the running kernel.
+upgraded_ok() {
+	local old=$1 new=$2 k out
+	k=$(uname -r)
+	expect_eq "installed version" "$(pkg_version)" "$new"
+	out=$(dkms status -m apex 2>&1)
+	echo "$out"
+	[ "$(grep -c . <<<"$out")" = 1 ] || fail "dkms knows more than one apex"
+	grep -Eq "^apex[/,] ?$(re_escape "$new"), $(re_escape "$k"), x86_64: installed" <<<"$out" ||
+		fail "dkms status does not show $new installed for $k"
+	[ ! -e "/usr/src/apex-$old" ] || fail "/usr/src/apex-$old is still there"
+	[ ! -e "/var/lib/dkms/apex/$old" ] || fail "/var/lib/dkms/apex/$old is still there"
+	[ -f "/usr/src/apex-$new/dkms.conf" ] || fail "/usr/src/apex-$new/dkms.conf is missing"
+	[ "$(stat -c %Y /lib/modules/"$k"/updates/dkms/apex.ko*)" -gt "$(cat /tmp/apex-ko-mtime)" ] ||
+		fail "apex.ko was not rebuilt"
+	udevadm settle -t 30 || true
+	node_ok
+}
+
 pkg_purge() {
 	DEBIAN_FRONTEND=noninteractive apt-get purge -y -q apex-dkms
 }
@@ -141,6 +182,7 @@ purged_clean() {
 	! modinfo gasket >/dev/null 2>&1 || fail "modinfo still finds gasket: $(modinfo -n gasket)"
 }
 
-export -f pkg_version pkg_update pkg_install pkg_installed group_is_system dkms_installed \
+export -f re_escape pkg_version pkg_update pkg_install pkg_installed group_is_system dkms_installed \
 	module_files_installed module_alias_ok params_described modprobe_conf_complete \
+	upgrade_deb pkg_upgrade upgraded_ok \
 	pkg_files_ok modprobe_override_ok pkg_purge purged_clean

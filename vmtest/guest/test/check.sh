@@ -145,6 +145,10 @@ rc=0
 "$build/apex-ctl" -t 0 state >/dev/null 2>&1 || rc=$?
 result "$([ "$rc" = 2 ] && echo 0 || echo 1)" "apex-ctl: bad timeout is a usage error" "exit $rc"
 
+# --- stage helpers -------------------------------------------------------------
+out=$(bash -c "source '$build/lib.sh'; source '$build/pkg.sh'; re_escape '1.0.0+up(x)'" 2>&1) || true
+result "$([ "$out" = '1\.0\.0\+up\(x\)' ] && echo 0 || echo 1)" "pkg.sh: re_escape quotes ERE metacharacters" "$out"
+
 # --- shell syntax -------------------------------------------------------------------
 for f in stage1 stage2 tap.sh lib.sh pkg.sh thermal.sh tunables.sh faults.sh; do
 	check "bash -n $f" bash -n "$build/$f"

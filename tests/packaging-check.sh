@@ -298,6 +298,34 @@ udev_modes() {
 	fi
 }
 
+# debian/copyright: the last Files paragraph matching each file (DEP-5) names
+# the licence of the file's SPDX line ("A WITH B" = "A with B exception").
+copyright_matches_spdx() {
+	local - paras f id want got pat bad=0
+	set -f # the patterns are DEP-5 globs, not for the shell to expand
+	# One "pattern pattern ...|licence" line per Files paragraph.
+	paras=$(awk '/^Files:/ { sub(/^Files:[[:space:]]*/, ""); files = $0; infiles = 1; next }
+		infiles && /^[[:space:]]/ { files = files " " $1; next }
+		{ infiles = 0 }
+		/^License:/ && files != "" { sub(/^License:[[:space:]]*/, ""); print files "|" $0; files = "" }' \
+		"$work/tree/debian/copyright")
+	[ -n "$paras" ] || { echo "no Files paragraphs in debian/copyright"; return 1; }
+	while IFS= read -r f; do
+		id=$(grep -m1 -oE 'SPDX-License-Identifier: [A-Za-z0-9.+ -]+' "$work/tree/$f" |
+			sed -E 's/^SPDX-License-Identifier: //; s/[[:space:]]+(--)?$//') || continue
+		want=$(sed -E 's/ WITH ([^ ]+)/ with \1 exception/; s/ OR / or /g' <<<"$id")
+		got=
+		while IFS='|' read -r pats lic; do
+			for pat in $pats; do
+				# shellcheck disable=SC2053 # DEP-5 globs: * also matches /
+				if [[ $f == $pat ]]; then got=$lic; break; fi
+			done
+		done <<<"$paras"
+		[ "$got" = "$want" ] || { echo "$f: SPDX $id, debian/copyright says ${got:-nothing}"; bad=1; }
+	done < <(files_under "$work/tree")
+	return $bad
+}
+
 # --- the .rpm ---------------------------------------------------------------
 
 if [ -f "$rpmfile" ]; then
@@ -374,6 +402,7 @@ check "dkms.conf: refuses kernels before 5.10 only" dkms_kernel_floor
 check "modprobe.d: every module parameter in src/ documented" modprobe_documents_params
 check "modprobe.d: all lines commented out" modprobe_all_commented
 check "udev: group apex, no world-accessible mode" udev_modes
+check "debian/copyright: every file's SPDX licence" copyright_matches_spdx
 check "rpm: built, version $version, noarch, requires dkms" rpm_built
 check "rpm: rpmlint (errors fail)" rpm_lint
 check "rpm: dkms.conf identical to the .deb's" rpm_dkms_conf

@@ -49,7 +49,7 @@ apex_copy_tree "$work/tree"
 # Relative paths of the files under DIR as DIR/* reaches them (top-level
 # dotfiles such as src/.gitignore are not shipped), sorted.
 files_under() {
-	(cd "$1" && shopt -u dotglob && find * -type f | LC_ALL=C sort)
+	(cd "$1" && find . -type f ! -path './.*' -printf '%P\n' | LC_ALL=C sort)
 }
 
 # --- the .deb ---------------------------------------------------------------
@@ -301,7 +301,7 @@ udev_modes() {
 # debian/copyright: the last Files paragraph matching each file (DEP-5) names
 # the licence of the file's SPDX line ("A WITH B" = "A with B exception").
 copyright_matches_spdx() {
-	local - paras f id want got pat bad=0
+	local - paras f id want got pat bad=0 n=0
 	set -f # the patterns are DEP-5 globs, not for the shell to expand
 	# One "pattern pattern ...|licence" line per Files paragraph.
 	paras=$(awk '/^Files:/ { sub(/^Files:[[:space:]]*/, ""); files = $0; infiles = 1; next }
@@ -313,6 +313,7 @@ copyright_matches_spdx() {
 	while IFS= read -r f; do
 		id=$(grep -m1 -oE 'SPDX-License-Identifier: [A-Za-z0-9.+ -]+' "$work/tree/$f" |
 			sed -E 's/^SPDX-License-Identifier: //; s/[[:space:]]+(--)?$//') || continue
+		n=$((n + 1))
 		want=$(sed -E 's/ WITH ([^ ]+)/ with \1 exception/; s/ OR / or /g' <<<"$id")
 		got=
 		while IFS='|' read -r pats lic; do
@@ -323,6 +324,7 @@ copyright_matches_spdx() {
 		done <<<"$paras"
 		[ "$got" = "$want" ] || { echo "$f: SPDX $id, debian/copyright says ${got:-nothing}"; bad=1; }
 	done < <(files_under "$work/tree")
+	[ "$n" -gt 0 ] || { echo "found no file with an SPDX line"; return 1; }
 	return $bad
 }
 

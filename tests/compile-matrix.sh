@@ -9,6 +9,8 @@
 # APEX_SRC builds another module tree instead of src/ (to test this script).
 set -euo pipefail
 source "$(dirname "$0")/../vmtest/lib/common.sh"
+# mkroot's progress lines count from our start.
+export apex_t0
 
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(bullseye bookworm trixie trixie-backports forky)
@@ -62,9 +64,12 @@ count() {
 	grep -c -E "$1" "$2" || true
 }
 
-# Diagnostics worth showing, with the in-root path turned back into src/...
+# Diagnostics worth showing, as src/FILE:LINE: older Kbuild prints the
+# in-root path, newer one the path relative to the module directory.
 diagnostics() {
-	grep -E 'warning:|error:' "$1" | sed 's#/tmp/apex/##' | head -n 20 || true
+	grep -E 'warning:|error:' "$1" |
+		sed -E 's#^/tmp/apex/##; t; s#^([^/. ][^: ]*\.[ch]:[0-9])#src/\1#' |
+		head -n 20 || true
 }
 
 rows=()

@@ -46,11 +46,11 @@ if [ ! -x "$root/usr/bin/qemu-system-x86_64" ]; then
 	rm -rf "$tmp"
 	# Default-Release makes apt take qemu and whatever it needs from
 	# backports, everything else from trixie.
-	# shellcheck disable=SC2046
+	mapfile -t apt_opts < <(apex_apt_opts)
 	if ! mmdebstrap --variant=apt --include=qemu-system-x86,qemu-utils \
 		--aptopt='APT::Default-Release "trixie-backports"' \
 		--aptopt='APT::Install-Recommends "false"' \
-		$(apex_apt_opts) \
+		"${apt_opts[@]}" \
 		trixie "$tmp" \
 		"deb $mirror trixie main" \
 		"deb $mirror trixie-backports main" >"$log" 2>&1; then

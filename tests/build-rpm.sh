@@ -3,24 +3,28 @@
 # make rpm: build build/rpm/apex-dkms-<version>-1.noarch.rpm with rpmbuild
 # from rpm/apex-dkms.spec and a tarball of a clean copy of the tree. The
 # version is the one in debian/changelog, as for the .deb.
-#   tests/build-rpm.sh [--outdir DIR]     (default build/rpm, replaced)
+#   tests/build-rpm.sh [--version VERSION] [--outdir DIR]
+#     --version  build under another version (upgrade tests)
+#     --outdir   default build/rpm; its previous contents are replaced
 set -euo pipefail
 
 source "$(dirname "$0")/../vmtest/lib/common.sh"
 top=$apex_top
 
+version=
 outdir=$top/build/rpm
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--version) version=${2:?--version needs a value}; shift 2 ;;
 	--outdir) outdir=${2:?--outdir needs a directory}; shift 2 ;;
-	*) apex_die "usage: $0 [--outdir DIR]" ;;
+	*) apex_die "usage: $0 [--version VERSION] [--outdir DIR]" ;;
 	esac
 done
 
 apex_need rpmbuild rpm
 apex_need dpkg-parsechangelog dpkg-dev
 
-version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+[ -n "$version" ] || version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 name=apex-dkms-$version
 
 work=$(mktemp -d)

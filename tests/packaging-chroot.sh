@@ -6,7 +6,8 @@
 # promises short of loading the module: group apex, dkms builds and installs
 # both modules for the root's kernel, the udev rule passes udevadm verify
 # (where udev has it), an upgrade to a rebuilt higher version leaves only
-# that version, and purge leaves nothing.
+# that version, and purge leaves nothing. Then the RPM's scriptlets against
+# the same dkms: install, reinstall, upgrade, erase.
 # Natively this takes seconds per suite; the guests prove the rest (udev,
 # autoload, reboot). Nothing is loaded: chroots have no udev, no modprobe runs.
 set -euo pipefail
@@ -34,6 +35,11 @@ mkdir -p "$work/pkgs/repo"
 cp "$deb" "$apex_top/build/deb/Packages" "$work/pkgs/repo/"
 cp "$work/up/apex-dkms_${upversion}_all.deb" "$work/pkgs/"
 echo 'deb [trusted=yes] file:/pkgs/repo ./' >"$work/pkgs/repo.list"
+# The RPMs, whose scriptlets run against each suite's dkms too (see below).
+rpm=$apex_top/build/rpm/apex-dkms-$version-1.noarch.rpm
+[ -f "$rpm" ] || apex_die "$rpm is missing: run 'make rpm'"
+"$apex_top/tests/build-rpm.sh" --version "$upversion" --outdir "$work/uprpm" 2>/dev/null
+cp "$rpm" "$work/uprpm/apex-dkms-$upversion-1.noarch.rpm" "$work/pkgs/"
 
 # The checks, run by sh inside the chroot: "ok NAME" / "not ok NAME: why".
 cat >"$work/pkgs/checks.sh" <<'EOF'
@@ -91,6 +97,45 @@ left=$(ls -d /usr/src/apex-* /var/lib/dkms/apex /lib/modules/*/updates/dkms/apex
 if [ -z "$left" ]; then pass "purge leaves nothing"; else fail "purge leaves nothing" "$left"; fi
 EOF
 
+# The RPM's scriptlets (group, dkms add/install, other versions on upgrade,
+# remove on erase only), run by the host's rpm --root: each runs chrooted
+# in the root with its dkms. The chroot has no headers for the running
+# kernel, so "added" (registered) is what %post can reach here.
+cat >"$work/rpm-checks.sh" <<'EOF'
+set -u
+m=$1 V=$2 UV=$3 pkgs=$4
+pass() { echo "ok $1"; }
+fail() { echo "not ok $1: $2"; }
+in_root() { chroot "$m" /usr/bin/env -i LC_ALL=C HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
+registered() { [ -n "$(in_root dkms status -m apex -v "$1")" ]; }
+rpm --root="$m" --initdb
+# --nodeps: the root's packages are in dpkg's database, not rpm's.
+if out=$(rpm --root="$m" -i --nodeps "$pkgs/apex-dkms-$V-1.noarch.rpm" 2>&1) &&
+	in_root getent group apex >/dev/null && registered "$V"; then
+	pass "rpm -i: group apex, dkms has apex/$V"
+else
+	fail "rpm -i: group apex, dkms has apex/$V" "$out"
+fi
+if out=$(rpm --root="$m" -U --replacepkgs --nodeps "$pkgs/apex-dkms-$V-1.noarch.rpm" 2>&1) &&
+	registered "$V"; then
+	pass "rpm reinstall of $V keeps it registered"
+else
+	fail "rpm reinstall of $V keeps it registered" "$out"
+fi
+if out=$(rpm --root="$m" -U --nodeps "$pkgs/apex-dkms-$UV-1.noarch.rpm" 2>&1) &&
+	registered "$UV" && ! registered "$V" && [ ! -e "$m/usr/src/apex-$V" ]; then
+	pass "rpm -U to $UV: only $UV registered"
+else
+	fail "rpm -U to $UV: only $UV registered" "$out $(in_root dkms status)"
+fi
+left=
+if out=$(rpm --root="$m" -e apex-dkms 2>&1); then
+	left=$(cd "$m" && ls -d usr/src/apex-* var/lib/dkms/apex usr/lib/udev/rules.d/60-apex.rules \
+		usr/lib/modprobe.d/apex.conf usr/lib/sysusers.d/apex-dkms.conf 2>/dev/null)
+fi
+if [ -z "$left" ] && ! registered "$UV"; then pass "rpm -e leaves nothing"; else fail "rpm -e leaves nothing" "$out $left"; fi
+EOF
+
 passed=0
 failed=0
 for suite in "${suites[@]}"; do
@@ -125,6 +170,29 @@ for suite in "${suites[@]}"; do
 		echo "FAIL $suite: the checks did not run to the end"
 	fi
 	rm -rf --one-file-system "$ov" "$work"/pkgs/*.log
+
+	apex_stage "$suite: the RPM's scriptlets with this suite's dkms"
+	mkdir -p "$ov/upper" "$ov/work" "$ov/merged"
+	out=$(unshare --mount --propagation private bash -euc '
+		root=$1 ov=$2
+		mount -t overlay overlay -o "lowerdir=$root,upperdir=$ov/upper,workdir=$ov/work" "$ov/merged"
+		mount --rbind /dev "$ov/merged/dev"
+		mount -t proc proc "$ov/merged/proc"
+		shift 2
+		bash "$@"
+	' sh "$root" "$ov" "$work/rpm-checks.sh" "$ov/merged" "$version" "$upversion" "$work/pkgs" 2>&1) || true
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) passed=$((passed + 1)); echo "PASS $suite: ${line#ok }" ;;
+		"not ok "*) failed=$((failed + 1)); echo "FAIL $suite: ${line#not ok }" ;;
+		esac
+	done <<<"$out"
+	if ! grep -Eq '^(not )?ok rpm -e leaves nothing' <<<"$out"; then
+		failed=$((failed + 1))
+		echo "FAIL $suite: the RPM checks did not run to the end"
+		tail -n 20 <<<"$out" | sed 's/^/    /'
+	fi
+	rm -rf --one-file-system "$ov"
 done
 
 echo "$passed passed, $failed failed"

@@ -98,7 +98,7 @@ dkms_conf_ok() {
 	grep -qx 'BUILT_MODULE_NAME\[0\]="gasket"' "$f" || { echo "module 0 is not gasket"; return 1; }
 	grep -qx 'BUILT_MODULE_NAME\[1\]="apex"' "$f" || { echo "module 1 is not apex"; return 1; }
 	grep -qx 'AUTOINSTALL="yes"' "$f" || { echo "AUTOINSTALL is not yes"; return 1; }
-	grep -q '^MAKE\[0\]="make ' "$f" ||
+	grep -q '^[[:space:]]*MAKE\[0\]="make ' "$f" ||
 		{ echo "MAKE[0] must start with make (dkms adds -jN KERNELRELEASE= after it)"; return 1; }
 	if grep -nE '^[[:space:]]*(REMAKE_INITRD|CLEAN|MODULES_CONF[A-Z_]*)(\[[0-9]+\])?=' "$f"; then
 		echo "deprecated dkms directives above"
@@ -123,6 +123,31 @@ dkms_kernel_floor() {
 		[[ ! $k =~ $re ]] || { echo "accepts unsupported kernel $k"; bad=1; }
 	done
 	return $bad
+}
+
+# MAKE[0] as dkms.conf sets it for a kernel whose .config is $1.
+dkms_make_for_config() {
+	local k=$work/kernel
+	rm -rf "$k"
+	mkdir -p "$k"
+	printf '%s\n' "$1" >"$k/.config"
+	kernel_source_dir=$k kernelver=9.9.9-test bash -c \
+		'. "$1" >/dev/null; printf %s "${MAKE[0]}"' sh "$work/tree/dkms.conf"
+}
+
+# With CONFIG_PCI the build runs make; without it, it fails saying why.
+dkms_needs_pci() {
+	local m
+	m=$(dkms_make_for_config 'CONFIG_PCI=y')
+	[[ $m == "make KDIR=$work/kernel" ]] || { echo "with CONFIG_PCI=y, MAKE[0] is: $m"; return 1; }
+	m=$(dkms_make_for_config '# CONFIG_PCI is not set')
+	[[ $m != make* ]] || { echo "without CONFIG_PCI, MAKE[0] still runs make: $m"; return 1; }
+	if bash -c "$m" 2>"$work/nopci.err"; then
+		echo "without CONFIG_PCI, MAKE[0] succeeds: $m"
+		return 1
+	fi
+	grep -q 'without PCI support (CONFIG_PCI)' "$work/nopci.err" ||
+		{ echo "without CONFIG_PCI, the message is: $(cat "$work/nopci.err")"; return 1; }
 }
 
 # Every file of src/ is shipped unchanged, and nothing else but dkms.conf.
@@ -401,6 +426,7 @@ check "deb: sysusers.d group apex, created before the dkms build" deb_sysusers
 check "deb: maintainer scripts (dkms, udev trigger, syntax)" deb_scripts
 check "deb: no files outside the expected paths" deb_paths
 check "dkms.conf: refuses kernels before 5.10 only" dkms_kernel_floor
+check "dkms.conf: a kernel without CONFIG_PCI fails with that message" dkms_needs_pci
 check "modprobe.d: every module parameter in src/ documented" modprobe_documents_params
 check "modprobe.d: all lines commented out" modprobe_all_commented
 check "udev: group apex, no world-accessible mode" udev_modes

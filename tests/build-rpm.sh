@@ -22,9 +22,14 @@ while [ $# -gt 0 ]; do
 done
 
 apex_need rpmbuild rpm
-apex_need dpkg-parsechangelog dpkg-dev
 
-[ -n "$version" ] || version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+# debian/changelog's top entry, read with sed so RPM systems need no dpkg:
+# "apex-dkms (VERSION) ..." and " -- NAME <MAIL>  DATE".
+changelog=$top/debian/changelog
+[ -n "$version" ] || version=$(sed -n '1s/^[^ ]* (\([^)]*\)).*/\1/p' "$changelog")
+packager=$(sed -n 's/^ -- \(.*>\)  .*/\1/p' "$changelog" | head -n 1)
+[ -n "$version" ] && [ -n "$packager" ] ||
+	apex_die "cannot read the version and maintainer from $changelog"
 name=apex-dkms-$version
 
 work=$(mktemp -d)
@@ -40,7 +45,7 @@ log=$work/build.log
 if ! rpmbuild -bb \
 	--define "_topdir $work" \
 	--define "apex_version $version" \
-	--define "packager $(dpkg-parsechangelog -l "$top/debian/changelog" -S Maintainer)" \
+	--define "packager $packager" \
 	"$work/$name/rpm/apex-dkms.spec" >"$log" 2>&1; then
 	tail -n 40 "$log" >&2
 	apex_die "rpmbuild failed (last 40 lines above)"

@@ -73,7 +73,7 @@ deb_lintian() {
 	[ -f "$deb" ] || { echo "no .deb"; return 1; }
 	# Errors and warnings fail; overrides (none today) must say why in debian/.
 	local out rc=0
-	out=$(lintian --fail-on error,warning --display-info --pedantic --show-overrides "$deb" 2>out=$(lintian --fail-on error,warning --display-info --show-overrides "$deb" 2>&1) || rc=$?1) || rc=$?
+	out=$(lintian --fail-on error,warning --display-info --pedantic --show-overrides "$deb" 2>&1) || rc=$?
 	grep -v '^running with root privileges' <<<"$out" || true
 	return $rc
 }

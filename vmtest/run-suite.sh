@@ -55,7 +55,7 @@ fi
 "$here/cloud-init/make-seed.sh" "$run_dir/seed.img"
 if [ -n "$cloud_image" ]; then
 	boot=(--base "$cloud_image" --net)
-	kernel=? dkms=?
+	kernel='?' dkms='?'
 else
 	image=$("$here/image/build-image.sh" "$suite")
 	boot=(--base "$image/root.ext4" --kernel "$image/vmlinuz" --initrd "$image/initrd.img")

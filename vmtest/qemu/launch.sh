@@ -23,7 +23,7 @@
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 
-run_dir= base= seed= test_disk= kernel= initrd= append= net=0
+run_dir='' base='' seed='' test_disk='' kernel='' initrd='' append='' net=0
 devices=1 timeout=1200
 while [ $# -gt 0 ]; do
 	case $1 in

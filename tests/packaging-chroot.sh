@@ -4,11 +4,12 @@
 # (the flat repository) in a throwaway overlay of each suite's root
 # (vmtest/mkroot), with that suite's own dkms, and check what the package
 # promises short of loading the module: group apex, dkms builds and installs
-# both modules for the root's kernel, a kernel without CONFIG_PCI fails
-# with that message, the udev rule passes udevadm verify
-# (where udev has it), an upgrade to a rebuilt higher version leaves only
-# that version, and purge leaves nothing. Then the RPM's scriptlets against
-# the same dkms: install, reinstall, upgrade, erase.
+# both modules for the root's kernel, the kernel hook rebuilds them as for a
+# newly installed kernel, a kernel without CONFIG_PCI fails with that
+# message, the udev rule passes udevadm verify (where udev has it), an
+# upgrade to a rebuilt higher version leaves only that version, and purge
+# leaves nothing. Then the RPM's scriptlets against the same dkms: install,
+# reinstall, upgrade, erase.
 # Natively this takes seconds per suite; the guests prove the rest (udev,
 # autoload, reboot). Nothing is loaded: chroots have no udev, no modprobe runs.
 set -euo pipefail
@@ -70,6 +71,18 @@ if [ -n "$gid" ] && [ "$gid" -lt 1000 ]; then pass "system group apex ($gid)"; e
 if dk_installed "$V"; then pass "dkms: installed for $K"; else fail "dkms: installed for $K" "$(dkms status -m apex; cat /var/lib/dkms/apex/$V/build/make.log 2>/dev/null | tail -n 20)"; fi
 n=$(ls /lib/modules/"$K"/updates/dkms/gasket.ko* /lib/modules/"$K"/updates/dkms/apex.ko* 2>/dev/null | wc -l)
 if [ "$n" = 2 ]; then pass "gasket.ko and apex.ko in updates/dkms"; else fail "gasket.ko and apex.ko in updates/dkms" "$n files"; fi
+# A kernel installed later: apt runs the kernel's postinst hook, which runs
+# dkms autoinstall for it. Recreate that state for K (apex added to dkms,
+# not built for K; removing the last kernel drops the version, so re-add it)
+# and run the hook.
+dkms remove -m apex -v "$V" -k "$K" >/dev/null 2>&1
+dkms add -m apex -v "$V" >/dev/null 2>&1
+if /etc/kernel/postinst.d/dkms "$K" >/pkgs/hook.log 2>&1 && dk_installed "$V" &&
+	ls /lib/modules/"$K"/updates/dkms/apex.ko* >/dev/null 2>&1; then
+	pass "new kernel: /etc/kernel/postinst.d/dkms builds and installs apex"
+else
+	fail "new kernel: /etc/kernel/postinst.d/dkms builds and installs apex" "$(tail -n 20 /pkgs/hook.log)"
+fi
 # udev's own parser (systemd >= 254); older udevadm has no verify, no check.
 if udevadm verify --help >/dev/null 2>&1; then
 	if out=$(udevadm verify --resolve-names=never /lib/udev/rules.d/60-apex.rules 2>&1); then

@@ -32,16 +32,45 @@ timed() {
 	awk -v n="$name" -v a="$t0" -v b="$(date +%s.%N)" \
 		'BEGIN { printf "host,%s,0,%.1f,%.1f,%.1f,s,1\n", n, b - a, b - a, b - a }' >>"$host_csv"
 }
-timed "build apexsim" make -C "$apex_top/vmtest/apexsim"
-timed "build the benchmark programs" make -C "$apex_top/vmtest/bench"
-timed "build the package" make -C "$apex_top" deb
+timed build-apexsim make -C "$apex_top/vmtest/apexsim"
+timed build-bench-programs make -C "$apex_top/vmtest/bench"
+timed build-deb make -C "$apex_top" deb
 # A cached image records the seconds it took to find it.
-timed "guest image (build, or lookup when cached)" "$here/image/build-image.sh" "$suite"
+timed image-build-or-cache-lookup "$here/image/build-image.sh" "$suite"
 image=$("$here/image/build-image.sh" "$suite" 2>/dev/null)
+
+# What building the image costs without its cache: mmdebstrap logged how
+# long the root took; the ext4 image made from it is timed here, into a
+# scratch file the same way build-image.sh makes it.
+root=$("$apex_top/vmtest/mkroot" "$suite" 2>/dev/null)
+secs=$(sed -n 's/^I: success in \([0-9.]*\) seconds$/\1/p' "$root.log" 2>/dev/null | tail -n 1)
+[ -z "$secs" ] || echo "host,image-root-mmdebstrap-when-cached,0,$secs,$secs,$secs,s,1" >>"$host_csv"
+size_mib=$(($(du -s --block-size=1M --one-file-system "$root" | cut -f1) + 2048))
+timed "image-mkfs-ext4-from-root" mkfs.ext4 -q -F -L root -d "$root" "$run_dir/scratch.ext4" "${size_mib}M"
+rm -f "$run_dir/scratch.ext4"
+
+# The latest complete vmtest run of this suite (make vmtest): its total and
+# the guest's apt-get install, the test it timed ("(took N s)").
+last=
+for d in "$apex_top"/results/*-"$suite"; do
+	[ ! -f "$d/summary" ] || last=$d
+done
+if [ -n "$last" ]; then
+	read -r _ _ _ passed failed total <"$last/summary"
+	echo "# latest vmtest run: $last ($passed passed, $failed failed)" >>"$run_dir/notes"
+	echo "vmtest,run-suite-total,0,$total,$total,$total,s,1" >>"$host_csv"
+	awk '/^(not )?ok [0-9]+ - / { t = $0 }
+	     /^# \(took [0-9]+ s\)$/ && t ~ /apt-get install -y apex-dkms$/ {
+		printf "vmtest,guest-apt-get-install,0,%s,%s,%s,s,1\n", $3, $3, $3; exit }' \
+		"$last/results.tap" >>"$host_csv"
+fi
+
+# The guest reads its settings from the test disk.
+printf 'APEX_BENCH_REPS=%d APEX_BENCH_ITERS=%d\n' "${APEX_BENCH_REPS:-5}" \
+	"${APEX_BENCH_ITERS:-1000}" >"$apex_top/build/bench/params"
 
 "$here/image/build-testdisk.sh" "$run_dir/apextest.img" "$apex_top/build/deb" "$apex_top/build/bench"
 "$here/cloud-init/make-seed.sh" "$run_dir/seed.img"
-export APEX_BENCH_REPS APEX_BENCH_ITERS
 status=0
 t0=$(date +%s.%N)
 apex_stage "$suite: guest running the benchmarks (several minutes under TCG)"
@@ -72,9 +101,13 @@ awk -F, 'NR > 1 { printf "%s{\"name\":\"%s\",\"variant\":\"%s\",\"bytes\":%s,\"m
 
 echo
 echo "apex-dkms benchmarks, $suite guest, kernel $(cat "$image/kernel-version"), TCG, emulated Apex"
+echo "(median of reps, with min and max; sizes are buffer bytes; see vmtest/bench/README.md)"
 awk -F, 'NR > 1 {
 	size = $3 >= 1048576 ? sprintf("%d MiB", $3 / 1048576) : $3 >= 1024 ? sprintf("%d KiB", $3 / 1024) : ($3 > 0 ? $3 " B" : "-")
-	printf "%-12s %-34s %8s %12s %12s %12s %-8s %s\n", $1, $2, size, $4, $5, $6, $7, $8
-}' "$csv" | { printf '%-12s %-34s %8s %12s %12s %12s %-8s %s\n' figure variant size median min max unit reps; cat; }
+	if ($1 != last) print ""
+	last = $1
+	printf "%-11s %-34s %8s %12s %12s %12s %-8s %s\n", $1, $2, size, $4, $5, $6, $7, $8
+}' "$csv" | { printf '%-11s %-34s %8s %12s %12s %12s %-8s %s' figure variant size median min max unit reps; cat; }
 echo
+[ ! -f "$run_dir/notes" ] || cat "$run_dir/notes"
 echo "raw results: $csv and bench.json"

@@ -255,16 +255,69 @@ err_free:
 	return -ENOMEM;
 }
 
-/* Gives back what one leaf entry holds; the device no longer sees it. */
+/*
+ * User pages to unpin in one call (pages of one folio, e.g. a hugepage,
+ * then cost one reference update), all with the same dirty flag.
+ */
+struct gasket_unpin_batch {
+	struct page **pages;	/* NULL: one page at a time */
+	u32 count;
+	bool dirty;
+};
+
+static void gasket_unpin_batch_init(struct gasket_unpin_batch *batch,
+				    u32 pages)
+{
+	batch->count = 0;
+	batch->dirty = false;
+	/* Unmapping must not fail: without the array, page by page. */
+	batch->pages = pages < 2 ? NULL :
+		kmalloc_array(min_t(u32, pages, GASKET_PIN_BATCH),
+			      sizeof(*batch->pages), GFP_KERNEL | __GFP_NOWARN);
+}
+
+static void gasket_unpin_batch_flush(struct gasket_unpin_batch *batch)
+{
+	if (batch->count)
+		unpin_user_pages_dirty_lock(batch->pages, batch->count,
+					    batch->dirty);
+	batch->count = 0;
+}
+
+static void gasket_unpin_batch_add(struct gasket_unpin_batch *batch,
+				   struct page *page, bool dirty)
+{
+	if (!batch->pages) {
+		unpin_user_pages_dirty_lock(&page, 1, dirty);
+		return;
+	}
+	if (batch->count == GASKET_PIN_BATCH ||
+	    (batch->count && batch->dirty != dirty))
+		gasket_unpin_batch_flush(batch);
+	batch->pages[batch->count++] = page;
+	batch->dirty = dirty;
+}
+
+static void gasket_unpin_batch_finish(struct gasket_unpin_batch *batch)
+{
+	gasket_unpin_batch_flush(batch);
+	kfree(batch->pages);
+}
+
+/*
+ * Gives back what one leaf entry holds; the device no longer sees it. A
+ * pinned page is DMA-unmapped now and unpinned through @batch.
+ */
 static void gasket_pt_release_pte(struct gasket_page_table *pt,
-				  struct gasket_pte *pte)
+				  struct gasket_pte *pte,
+				  struct gasket_unpin_batch *batch)
 {
 	switch (pte->kind) {
 	case GASKET_PTE_PINNED:
 		dma_unmap_page(pt->gdev->dev, pte->dma_addr, PAGE_SIZE,
 			       pte->dir);
-		unpin_user_pages_dirty_lock(&pte->page, 1,
-					    pte->dir != DMA_TO_DEVICE);
+		gasket_unpin_batch_add(batch, pte->page,
+				       pte->dir != DMA_TO_DEVICE);
 		break;
 	case GASKET_PTE_COHERENT:
 		pt->num_coherent--;
@@ -319,6 +372,7 @@ static void gasket_pt_commit(struct gasket_page_table *pt,
 static void gasket_pt_clear(struct gasket_page_table *pt,
 			    const struct gasket_range *range)
 {
+	struct gasket_unpin_batch batch;
 	struct gasket_pte *pte;
 	u32 i, page;
 
@@ -332,10 +386,12 @@ static void gasket_pt_clear(struct gasket_page_table *pt,
 	}
 	if (range->extended)
 		wmb(); /* cleared entries reach memory before the pages go */
+	gasket_unpin_batch_init(&batch, range->count);
 	for (i = 0; i < range->count; i++) {
 		pte = gasket_pt_pte(pt, range, i);
-		gasket_pt_release_pte(pt, pte);
+		gasket_pt_release_pte(pt, pte, &batch);
 	}
+	gasket_unpin_batch_finish(&batch);
 }
 
 /* Releases entries filled by a map that then failed (never committed). */
@@ -804,8 +860,8 @@ int gasket_page_table_unmap_dmabuf(struct gasket_page_table *pt, int fd,
 void gasket_page_table_unmap_all(struct gasket_page_table *pt)
 {
 	struct gasket_dmabuf_mapping *mapping, *next;
+	struct gasket_unpin_batch batch;
 	struct gasket_range range;
-	struct gasket_pte *pte;
 	u32 i, lvl0;
 
 	lockdep_assert_held(&pt->gdev->mutex);
@@ -813,13 +869,16 @@ void gasket_page_table_unmap_all(struct gasket_page_table *pt)
 	list_for_each_entry_safe(mapping, next, &pt->dmabufs, list)
 		gasket_pt_drop_dmabuf(pt, mapping);
 
-	for (i = 0; i < pt->num_simple; i++) {
-		pte = &pt->simple[i];
-		if (!pte->kind)
-			continue;
-		range.extended = false;
+	/* Simple entries in runs of mapped ones, each cleared at once. */
+	range.extended = false;
+	for (i = 0; i < pt->num_simple; i += range.count) {
 		range.first = i;
 		range.count = 1;
+		if (!pt->simple[i].kind)
+			continue;
+		while (i + range.count < pt->num_simple &&
+		       pt->simple[i + range.count].kind)
+			range.count++;
 		gasket_pt_clear(pt, &range);
 	}
 
@@ -830,8 +889,11 @@ void gasket_page_table_unmap_all(struct gasket_page_table *pt)
 		if (pt->subtables[lvl0]->published)
 			writeq(0, gasket_pt_lvl0_slot(pt, lvl0));
 		pt->subtables[lvl0]->published = false;
+		gasket_unpin_batch_init(&batch, GASKET_PAGES_PER_SUBTABLE);
 		for (i = 0; i < GASKET_PAGES_PER_SUBTABLE; i++)
-			gasket_pt_release_pte(pt, &pt->subtables[lvl0]->ptes[i]);
+			gasket_pt_release_pte(pt, &pt->subtables[lvl0]->ptes[i],
+					      &batch);
+		gasket_unpin_batch_finish(&batch);
 		gasket_pt_free_subtable(pt, lvl0);
 	}
 }

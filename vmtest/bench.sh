@@ -5,7 +5,7 @@
 # prints the table and keeps the raw rows as CSV and JSON in
 # results/bench/<timestamp>-<suite>/.
 #
-# Environment: APEX_BENCH_REPS (repetitions per figure, default 5),
+# Environment: APEX_BENCH_REPS (repetitions per figure, default 11),
 # APEX_BENCH_ITERS (test-engine round trips, default 1000), APEX_TIMEOUT.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -66,7 +66,7 @@ if [ -n "$last" ]; then
 fi
 
 # The guest reads its settings from the test disk.
-printf 'APEX_BENCH_REPS=%d APEX_BENCH_ITERS=%d\n' "${APEX_BENCH_REPS:-5}" \
+printf 'APEX_BENCH_REPS=%d APEX_BENCH_ITERS=%d\n' "${APEX_BENCH_REPS:-11}" \
 	"${APEX_BENCH_ITERS:-1000}" >"$apex_top/build/bench/params"
 
 "$here/image/build-testdisk.sh" "$run_dir/apextest.img" "$apex_top/build/deb" "$apex_top/build/bench"
@@ -102,12 +102,37 @@ awk -F, 'NR > 1 { printf "%s{\"name\":\"%s\",\"variant\":\"%s\",\"bytes\":%s,\"m
 echo
 echo "apex-dkms benchmarks, $suite guest, kernel $(cat "$image/kernel-version"), TCG, emulated Apex"
 echo "(median of reps, with min and max; sizes are buffer bytes; see vmtest/bench/README.md)"
-awk -F, 'NR > 1 {
-	size = $3 >= 1048576 ? sprintf("%d MiB", $3 / 1048576) : $3 >= 1024 ? sprintf("%d KiB", $3 / 1024) : ($3 > 0 ? $3 " B" : "-")
-	if ($1 != last) print ""
-	last = $1
-	printf "%-11s %-34s %8s %12s %12s %12s %-8s %s\n", $1, $2, size, $4, $5, $6, $7, $8
-}' "$csv" | { printf '%-11s %-34s %8s %12s %12s %12s %-8s %s' figure variant size median min max unit reps; cat; }
+# Mapping figures as one row per variant and size, the rest as they come.
+awk -F, '
+function size(b) {
+	return b >= 1048576 ? sprintf("%d MiB", b / 1048576) : b >= 1024 ? sprintf("%d KiB", b / 1024) : (b > 0 ? b " B" : "-")
+}
+function cell(k) { return k in med ? sprintf("%.0f (%.0f-%.0f)", med[k], lo[k], hi[k]) : "-" }
+NR == 1 { next }
+$1 == "map" || $1 == "unmap" || $1 == "bar_writes" {
+	v = $2; sub(/^(map|unmap)-/, "", v)
+	key = v SUBSEP $3
+	if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+	k = $1 SUBSEP $7 SUBSEP key
+	if ($1 == "bar_writes") k = ($2 ~ /^map-/ ? "wmap" : "wunmap") SUBSEP key
+	med[k] = $4; lo[k] = $5; hi[k] = $6; reps = $8
+	next
+}
+{ other[++m] = sprintf("%-11s %-34s %6s %10s %10s %10s %-6s %s", $1, $2, size($3), $4, $5, $6, $7, $8) }
+END {
+	printf "MAP_BUFFER / UNMAP_BUFFER: median (min-max) of %s repetitions; BAR writes in the last one\n", reps
+	printf "%-18s %7s %22s %26s %22s %26s %12s\n", "range-memory", "size", "map MiB/s", "map pages/s", "unmap MiB/s", "unmap pages/s", "BAR wr m/u"
+	for (i = 1; i <= n; i++) {
+		split(order[i], p, SUBSEP)
+		printf "%-18s %7s %22s %26s %22s %26s %12s\n", p[1], size(p[2]),
+			cell("map" SUBSEP "MiB/s" SUBSEP order[i]), cell("map" SUBSEP "pages/s" SUBSEP order[i]),
+			cell("unmap" SUBSEP "MiB/s" SUBSEP order[i]), cell("unmap" SUBSEP "pages/s" SUBSEP order[i]),
+			med["wmap" SUBSEP order[i]] "/" med["wunmap" SUBSEP order[i]]
+	}
+	printf "\n%-11s %-34s %6s %10s %10s %10s %-6s %s\n", "figure", "variant", "size", "median", "min", "max", "unit", "reps"
+	for (i = 1; i <= m; i++)
+		print other[i]
+}' "$csv"
 echo
 [ ! -f "$run_dir/notes" ] || cat "$run_dir/notes"
 echo "raw results: $csv and bench.json"

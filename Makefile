@@ -11,7 +11,7 @@ SUITES ?= bullseye bookworm trixie trixie-backports forky
 export APEX_ALLOW_EXPIRED ?= 1
 
 .PHONY: all modules clean help host-deps deb rpm package-check unit \
-	guest-tests compile-matrix vmtest vmtest-matrix demo bench check
+	guest-tests compile-matrix packaging-chroot vmtest vmtest-matrix demo bench check
 
 all: modules
 
@@ -21,6 +21,7 @@ help:
 	@echo "make modules         build gasket.ko and apex.ko for KDIR (default: running kernel)"
 	@echo "make deb | rpm       build the apex-dkms package into build/deb or build/rpm"
 	@echo "make package-check   lintian, rpmlint and package content checks"
+	@echo "make packaging-chroot  install, upgrade, purge the packages in every suite's root"
 	@echo "make unit            apexsim model and protocol unit tests"
 	@echo "make compile-matrix  W=1 builds against every Debian kernel (SUITES=...)"
 	@echo "make vmtest          one guest run (SUITE=$(SUITE))"
@@ -55,6 +56,9 @@ guest-tests:
 
 compile-matrix:
 	tests/compile-matrix.sh $(SUITES)
+
+packaging-chroot: deb rpm
+	tests/packaging-chroot.sh $(SUITES)
 
 vmtest:
 	vmtest/run-suite.sh $(SUITE)

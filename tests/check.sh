@@ -15,6 +15,7 @@ steps=(
 	"package-check:make package-check"
 	"guest-tests:make guest-tests"
 	"compile-matrix:make compile-matrix"
+	"packaging-chroot:make packaging-chroot"
 	"vmtest-matrix:make vmtest-matrix"
 )
 

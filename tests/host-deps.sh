@@ -13,6 +13,7 @@ packages=(
 	dpkg-dev debhelper dh-dkms	# make deb
 	lintian		# package checks
 	rpm rpmlint	# make rpm
+	cpio		# package-check unpacks the .rpm
 	sparse		# the compile matrix's sparse run
 	util-linux	# flock, mount
 	xz-utils curl ca-certificates

@@ -110,24 +110,26 @@ function size(b) {
 function cell(k) { return k in med ? sprintf("%.0f (%.0f-%.0f)", med[k], lo[k], hi[k]) : "-" }
 NR == 1 { next }
 $1 == "map" || $1 == "unmap" || $1 == "bar_writes" {
-	v = $2; sub(/^(map|unmap)-/, "", v)
+	v = $2; sub(/^(first|last)-(map|unmap)-/, "", v)
 	key = v SUBSEP $3
 	if (!(key in seen)) { seen[key] = 1; order[++n] = key }
 	k = $1 SUBSEP $7 SUBSEP key
-	if ($1 == "bar_writes") k = ($2 ~ /^map-/ ? "wmap" : "wunmap") SUBSEP key
+	if ($1 == "bar_writes") { w = $2; sub(/-[^-]*-[^-]*$/, "", w); k = w SUBSEP key }
 	med[k] = $4; lo[k] = $5; hi[k] = $6; reps = $8
 	next
 }
 { other[++m] = sprintf("%-11s %-34s %6s %10s %10s %10s %-6s %s", $1, $2, size($3), $4, $5, $6, $7, $8) }
 END {
-	printf "MAP_BUFFER / UNMAP_BUFFER: median (min-max) of %s repetitions; BAR writes in the last one\n", reps
-	printf "%-18s %7s %22s %26s %22s %26s %12s\n", "range-memory", "size", "map MiB/s", "map pages/s", "unmap MiB/s", "unmap pages/s", "BAR wr m/u"
+	printf "MAP_BUFFER / UNMAP_BUFFER: median (min-max) of %s repetitions;\n", reps
+	printf "BAR writes of map/unmap in the first repetition and in the last\n"
+	printf "%-18s %7s %22s %26s %22s %26s %18s\n", "range-memory", "size", "map MiB/s", "map pages/s", "unmap MiB/s", "unmap pages/s", "BAR writes"
 	for (i = 1; i <= n; i++) {
 		split(order[i], p, SUBSEP)
-		printf "%-18s %7s %22s %26s %22s %26s %12s\n", p[1], size(p[2]),
+		printf "%-18s %7s %22s %26s %22s %26s %18s\n", p[1], size(p[2]),
 			cell("map" SUBSEP "MiB/s" SUBSEP order[i]), cell("map" SUBSEP "pages/s" SUBSEP order[i]),
 			cell("unmap" SUBSEP "MiB/s" SUBSEP order[i]), cell("unmap" SUBSEP "pages/s" SUBSEP order[i]),
-			med["wmap" SUBSEP order[i]] "/" med["wunmap" SUBSEP order[i]]
+			med["first-map" SUBSEP order[i]] "/" med["first-unmap" SUBSEP order[i]] "; " \
+			med["last-map" SUBSEP order[i]] "/" med["last-unmap" SUBSEP order[i]]
 	}
 	printf "\n%-11s %-34s %6s %10s %10s %10s %-6s %s\n", "figure", "variant", "size", "median", "min", "max", "unit", "reps"
 	for (i = 1; i <= m; i++)

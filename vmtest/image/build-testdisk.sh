@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # build-testdisk.sh OUT.img DEB_DIR GUEST_DIR: the APEXTEST disk a guest mounts
 # read-only at /mnt/apextest:
-#   repo/   the .deb files of DEB_DIR with a Packages index (a flat apt repo)
+#   repo/   the .deb files of DEB_DIR with Packages and Release (a flat apt repo)
 #   tests/  a copy of GUEST_DIR (stage1, stage2 and the test programs)
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
@@ -22,7 +22,14 @@ tree=$(mktemp -d)
 trap 'rm -rf "$tree"' EXIT
 mkdir "$tree/repo"
 cp "${debs[@]}" "$tree/repo/"
-(cd "$tree/repo" && dpkg-scanpackages --multiversion . >Packages 2>/dev/null)
+# A Release file listing the index: without one, newer apt also asks the
+# flat repository for Translation files and reports each as an error.
+(
+	cd "$tree/repo"
+	dpkg-scanpackages --multiversion . >Packages 2>/dev/null
+	printf 'Origin: apex-dkms vmtest\nLabel: apex-dkms vmtest\nDate: %s\nSHA256:\n %s %s Packages\n' \
+		"$(LC_ALL=C date -Ru)" "$(sha256sum <Packages | cut -d' ' -f1)" "$(stat -c %s Packages)" >Release
+)
 cp -a "$guest_dir" "$tree/tests"
 
 size_mib=$(( $(du -s --block-size=1M "$tree" | cut -f1) + 32 ))

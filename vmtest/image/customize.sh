@@ -24,16 +24,17 @@ echo '# vmtest guest: the seed adds the APEXTEST repository' >"$root/etc/apt/sou
 
 # cloud-init: the NoCloud seed only, no network configuration.
 # Python is slow under TCG, so each stage runs only the modules the seed
-# uses (users, files, the per-boot script) and the config stage, which has
-# none of them, does not run at all.
+# uses: users, files, the per-boot script. The config stage stays enabled
+# (with no modules): the single-process cloud-init of trixie and later
+# starts the final stage only after it.
 mkdir -p "$root/etc/cloud/cloud.cfg.d"
 cat >"$root/etc/cloud/cloud.cfg.d/90-apex-vmtest.cfg" <<'EOF'
 datasource_list: [ NoCloud, None ]
 network: {config: disabled}
 cloud_init_modules: [ write-files, users-groups ]
+cloud_config_modules: []
 cloud_final_modules: [ scripts-per-boot ]
 EOF
-ln -sf /dev/null "$root/etc/systemd/system/cloud-config.service"
 
 # Nothing may wait for a network that never comes or wake up mid-test:
 # network-online waiters, and the periodic jobs that would compete for the

@@ -52,7 +52,7 @@ unit:
 	$(MAKE) -C vmtest/apexsim test
 
 guest-tests:
-	$(MAKE) -C vmtest/guest
+	$(MAKE) -C vmtest/guest all check
 
 compile-matrix:
 	tests/compile-matrix.sh $(SUITES)

@@ -5,6 +5,10 @@
 #
 # The guest gets everything from its image and from the APEXTEST disk: no
 # network, no apt sources of its own, cloud-init reading only the NoCloud seed.
+#
+# cloud-init mounts the seed and creates the users with mount and useradd,
+# which forky no longer installs as essential:
+# mkroot-include: mount passwd
 set -euo pipefail
 
 root=${1:?usage: customize.sh ROOT}

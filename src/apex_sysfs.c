@@ -128,37 +128,21 @@ ssize_t apex_tunable_store(struct device *dev, struct device_attribute *attr,
 	return count;
 }
 
-static ssize_t node_0_page_table_entries_show(struct device *dev,
-					      struct device_attribute *attr,
-					      char *buf)
-{
-	struct gasket_dev *gdev = gasket_dev_from_device(dev);
+/* node_0_*: a count from page table 0, the only one the chip has. */
+#define APEX_PT_COUNT_ATTR_RO(_name, _count)				\
+static ssize_t _name##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, "%u\n", _count(gasket_dev_from_device(dev), 0)); \
+}									\
+static DEVICE_ATTR_RO(_name)
 
-	return sysfs_emit(buf, "%u\n", gasket_page_table_num_entries(gdev, 0));
-}
-static DEVICE_ATTR_RO(node_0_page_table_entries);
-
-static ssize_t node_0_simple_page_table_entries_show(struct device *dev,
-						     struct device_attribute *attr,
-						     char *buf)
-{
-	struct gasket_dev *gdev = gasket_dev_from_device(dev);
-
-	return sysfs_emit(buf, "%u\n",
-			  gasket_page_table_num_simple_entries(gdev, 0));
-}
-static DEVICE_ATTR_RO(node_0_simple_page_table_entries);
-
-static ssize_t node_0_num_mapped_pages_show(struct device *dev,
-					    struct device_attribute *attr,
-					    char *buf)
-{
-	struct gasket_dev *gdev = gasket_dev_from_device(dev);
-
-	return sysfs_emit(buf, "%u\n",
-			  gasket_page_table_num_mapped_pages(gdev, 0));
-}
-static DEVICE_ATTR_RO(node_0_num_mapped_pages);
+APEX_PT_COUNT_ATTR_RO(node_0_page_table_entries,
+		      gasket_page_table_num_entries);
+APEX_PT_COUNT_ATTR_RO(node_0_simple_page_table_entries,
+		      gasket_page_table_num_simple_entries);
+APEX_PT_COUNT_ATTR_RO(node_0_num_mapped_pages,
+		      gasket_page_table_num_mapped_pages);
 
 /* 128 bits of eFuse, most significant word first. */
 static ssize_t unique_id_show(struct device *dev, struct device_attribute *attr,

@@ -20,33 +20,35 @@ static const char *const gasket_status_names[] = {
 	[GASKET_STATUS_DRIVER_EXIT] = "DRIVER_EXIT",
 };
 
-static ssize_t bar_offsets_show(struct device *dev,
-				struct device_attribute *attr, char *buf)
+/* One "N: 0x..." line per BAR the device uses: its base or its size. */
+static ssize_t gasket_sysfs_bars_show(struct device *dev, char *buf,
+				      bool sizes)
 {
 	const struct gasket_driver_desc *desc = gasket_dev_from_device(dev)->desc;
+	const struct gasket_bar_desc *bar;
 	int len = 0;
 	int i;
 
-	for (i = 0; i < GASKET_NUM_BARS; i++)
-		if (desc->bar_descriptions[i].size)
+	for (i = 0; i < GASKET_NUM_BARS; i++) {
+		bar = &desc->bar_descriptions[i];
+		if (bar->size)
 			len += sysfs_emit_at(buf, len, "%d: 0x%llx\n", i,
-					     desc->bar_descriptions[i].base);
+					     sizes ? bar->size : bar->base);
+	}
 	return len;
+}
+
+static ssize_t bar_offsets_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return gasket_sysfs_bars_show(dev, buf, false);
 }
 static DEVICE_ATTR_RO(bar_offsets);
 
 static ssize_t bar_sizes_show(struct device *dev,
 			      struct device_attribute *attr, char *buf)
 {
-	const struct gasket_driver_desc *desc = gasket_dev_from_device(dev)->desc;
-	int len = 0;
-	int i;
-
-	for (i = 0; i < GASKET_NUM_BARS; i++)
-		if (desc->bar_descriptions[i].size)
-			len += sysfs_emit_at(buf, len, "%d: 0x%llx\n", i,
-					     desc->bar_descriptions[i].size);
-	return len;
+	return gasket_sysfs_bars_show(dev, buf, true);
 }
 static DEVICE_ATTR_RO(bar_sizes);
 

@@ -95,16 +95,30 @@ static struct gasket_page_table *gasket_ioctl_pt(struct gasket_dev *gdev,
 	return index < gdev->num_page_tables ? gdev->page_table[index] : NULL;
 }
 
+/*
+ * Copies in a struct gasket_page_table_ioctl argument and returns the page
+ * table it names, or ERR_PTR(-EFAULT / -EINVAL).
+ */
+static struct gasket_page_table *
+gasket_ioctl_pt_arg(struct gasket_dev *gdev, void __user *argp,
+		    struct gasket_page_table_ioctl *ibuf)
+{
+	struct gasket_page_table *pt;
+
+	if (copy_from_user(ibuf, argp, sizeof(*ibuf)))
+		return ERR_PTR(-EFAULT);
+	pt = gasket_ioctl_pt(gdev, ibuf->page_table_index);
+	return pt ?: ERR_PTR(-EINVAL);
+}
+
 static int gasket_ioctl_page_table_size(struct gasket_dev *gdev,
 					unsigned int cmd, void __user *argp)
 {
 	struct gasket_page_table_ioctl ibuf;
+	struct gasket_page_table *pt = gasket_ioctl_pt_arg(gdev, argp, &ibuf);
 
-	if (copy_from_user(&ibuf, argp, sizeof(ibuf)))
-		return -EFAULT;
-	if (!gasket_ioctl_pt(gdev, ibuf.page_table_index))
-		return -EINVAL;
-
+	if (IS_ERR(pt))
+		return PTR_ERR(pt);
 	if (cmd == GASKET_IOCTL_PAGE_TABLE_SIZE)
 		ibuf.size = gasket_page_table_num_entries(gdev,
 							  ibuf.page_table_index);
@@ -117,13 +131,10 @@ static int gasket_ioctl_page_table_size(struct gasket_dev *gdev,
 static int gasket_ioctl_partition(struct gasket_dev *gdev, void __user *argp)
 {
 	struct gasket_page_table_ioctl ibuf;
-	struct gasket_page_table *pt;
+	struct gasket_page_table *pt = gasket_ioctl_pt_arg(gdev, argp, &ibuf);
 
-	if (copy_from_user(&ibuf, argp, sizeof(ibuf)))
-		return -EFAULT;
-	pt = gasket_ioctl_pt(gdev, ibuf.page_table_index);
-	if (!pt)
-		return -EINVAL;
+	if (IS_ERR(pt))
+		return PTR_ERR(pt);
 	return gasket_page_table_partition(pt, ibuf.size);
 }
 
@@ -178,13 +189,10 @@ static int gasket_ioctl_map(struct gasket_dev *gdev, unsigned int cmd,
 static int gasket_ioctl_unmap(struct gasket_dev *gdev, void __user *argp)
 {
 	struct gasket_page_table_ioctl ibuf;
-	struct gasket_page_table *pt;
+	struct gasket_page_table *pt = gasket_ioctl_pt_arg(gdev, argp, &ibuf);
 
-	if (copy_from_user(&ibuf, argp, sizeof(ibuf)))
-		return -EFAULT;
-	pt = gasket_ioctl_pt(gdev, ibuf.page_table_index);
-	if (!pt)
-		return -EINVAL;
+	if (IS_ERR(pt))
+		return PTR_ERR(pt);
 	return gasket_page_table_unmap(pt, ibuf.device_address, ibuf.size);
 }
 

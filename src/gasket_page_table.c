@@ -729,6 +729,14 @@ static int gasket_pt_fill_dmabuf(struct gasket_page_table *pt,
 	return 0;
 }
 
+/* gasket_pt_range() for a dma-buf mapping, which counts in pages. */
+static int gasket_pt_page_range(struct gasket_page_table *pt, u64 dev_addr,
+				u32 num_pages, struct gasket_range *range)
+{
+	return gasket_pt_range(pt, dev_addr, (u64)num_pages << PAGE_SHIFT,
+			       range);
+}
+
 /* dma_buf_get(), with "not a dma-buf" reported as a bad descriptor. */
 static struct dma_buf *gasket_dmabuf_get(int fd)
 {
@@ -749,8 +757,7 @@ int gasket_page_table_map_dmabuf(struct gasket_page_table *pt, int fd,
 
 	lockdep_assert_held(&pt->gdev->mutex);
 
-	ret = gasket_pt_range(pt, dev_addr, (u64)num_pages << PAGE_SHIFT,
-			      &range);
+	ret = gasket_pt_page_range(pt, dev_addr, num_pages, &range);
 	if (ret)
 		return ret;
 	if (!gasket_pt_range_is(pt, &range, GASKET_PTE_FREE))
@@ -815,8 +822,8 @@ static void gasket_pt_drop_dmabuf(struct gasket_page_table *pt,
 	struct gasket_range range;
 
 	/* Checked when mapped; the partition cannot change under it. */
-	if (!gasket_pt_range(pt, mapping->dev_addr,
-			     (u64)mapping->num_pages << PAGE_SHIFT, &range))
+	if (!gasket_pt_page_range(pt, mapping->dev_addr, mapping->num_pages,
+				  &range))
 		gasket_pt_clear(pt, &range);
 	gasket_dma_buf_unmap_attachment(mapping->attach, mapping->sgt,
 					mapping->dir);
@@ -836,8 +843,7 @@ int gasket_page_table_unmap_dmabuf(struct gasket_page_table *pt, int fd,
 
 	lockdep_assert_held(&pt->gdev->mutex);
 
-	ret = gasket_pt_range(pt, dev_addr, (u64)num_pages << PAGE_SHIFT,
-			      &range);
+	ret = gasket_pt_page_range(pt, dev_addr, num_pages, &range);
 	if (ret)
 		return ret;
 	dmabuf = gasket_dmabuf_get(fd);

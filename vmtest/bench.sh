@@ -20,15 +20,10 @@ echo "name,variant,bytes,median,min,max,unit,reps" >"$host_csv"
 
 # timed NAME CMD...: run a host step, log its output, record its seconds.
 timed() {
-	local name=$1 t0 rc=0
+	local name=$1 t0
 	shift
-	apex_stage "$name"
 	t0=$(date +%s.%N)
-	"$@" >>"$run_dir/build.log" 2>&1 || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		tail -n 30 "$run_dir/build.log" >&2
-		apex_die "$name failed (log: $run_dir/build.log)"
-	fi
+	apex_build "$run_dir/build.log" "$name" "$@"
 	awk -v n="$name" -v a="$t0" -v b="$(date +%s.%N)" \
 		'BEGIN { printf "host,%s,0,%.1f,%.1f,%.1f,s,1\n", n, b - a, b - a, b - a }' >>"$host_csv"
 }

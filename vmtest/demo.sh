@@ -13,18 +13,10 @@ suite=${1:-bookworm}
 run_dir=$apex_top/results/$(date +%Y%m%d-%H%M%S)-demo-$suite
 mkdir -p "$run_dir"
 
-build() {
-	local what=$1
-	shift
-	apex_stage "$what"
-	if ! "$@" >>"$run_dir/build.log" 2>&1; then
-		tail -n 30 "$run_dir/build.log" >&2
-		apex_die "$what failed (log: $run_dir/build.log)"
-	fi
-}
-build "building apexsim (the emulated Apex)" make -C "$apex_top/vmtest/apexsim"
-build "building the guest programs" make -C "$apex_top/vmtest/guest"
-build "building the apex-dkms package" make -C "$apex_top" deb
+log=$run_dir/build.log
+apex_build "$log" "building apexsim (the emulated Apex)" make -C "$apex_top/vmtest/apexsim"
+apex_build "$log" "building the guest programs" make -C "$apex_top/vmtest/guest"
+apex_build "$log" "building the apex-dkms package" make -C "$apex_top" deb
 apex_stage "preparing the $suite guest image (first time: a few minutes)"
 image=$("$here/image/build-image.sh" "$suite")
 

@@ -10,21 +10,13 @@ source "$here/lib/common.sh"
 export apex_t0
 
 [ $# -gt 0 ] || set -- bullseye bookworm trixie trixie-backports forky
-log=$(mktemp /tmp/apex-matrix-build.XXXXXX)
-trap 'rm -f "$log"' EXIT
+mkdir -p "$apex_top/results"
+log=$apex_top/results/$(date +%Y%m%d-%H%M%S)-matrix-build.log
 
-build() {
-	local what=$1
-	shift
-	apex_stage "matrix: $what"
-	if ! "$@" >>"$log" 2>&1; then
-		tail -n 30 "$log" >&2
-		apex_die "matrix: $what failed"
-	fi
-}
-build "building apexsim" make -C "$apex_top/vmtest/apexsim"
-build "building the guest tests" make -C "$apex_top/vmtest/guest"
-build "building the package" make -C "$apex_top" deb
+apex_build "$log" "matrix: building apexsim" make -C "$apex_top/vmtest/apexsim"
+apex_build "$log" "matrix: building the guest tests" make -C "$apex_top/vmtest/guest"
+apex_build "$log" "matrix: building the package" make -C "$apex_top" deb
+apex_build "$log" "matrix: building the upgrade package" apex_upgrade_deb
 # A suite whose image cannot be built fails alone; the others still run.
 declare -A no_image
 for suite in "$@"; do

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # run-suite.sh [SUITE]: one guest run (make vmtest SUITE=...). Builds what
-# is missing (guest image, apexsim, guest tests, the .deb), boots the guest
-# with the emulated Apex, lets it install apex-dkms and run both test stages,
-# then judges the TAP and the console (vmtest/check-run.sh).
+# is missing (guest image, apexsim, guest tests, the .deb and a second one of
+# a higher version for the upgrade test), boots the guest with the emulated
+# Apex, lets it install apex-dkms and run both test stages, then judges the
+# TAP and the console (vmtest/check-run.sh).
 #
 # run-suite.sh --image CLOUD.qcow2 [NAME]: the same in an official cloud
 # image (Debian genericcloud, Ubuntu; it needs cloud-init with NoCloud and
@@ -12,9 +13,10 @@
 # distribution's mirror; our local repository is added next to its sources.
 #
 # Logs stay in results/<timestamp>-<suite>/. Environment:
-#   APEX_TIMEOUT   seconds before the guest is killed (default 1200)
+#   APEX_TIMEOUT   seconds before the guest is killed (default 1800)
 #   APEX_DEVICES   emulated Apex chips (default 1)
-#   APEX_PREBUILT  1 = apexsim, build/guest and build/deb are up to date
+#   APEX_PREBUILT  1 = apexsim, build/guest, build/deb and build/deb-upgrade
+#                  are up to date
 #   APEX_KEEP      1 = keep the guest's disks (overlay, seed, test disk)
 #   APEX_RUN_DIR   the log directory instead of results/<timestamp>-<suite>
 set -euo pipefail
@@ -35,23 +37,25 @@ run_dir=${APEX_RUN_DIR:-$apex_top/results/$(date +%Y%m%d-%H%M%S)-$suite}
 mkdir -p "$run_dir"
 apex_stage "$suite: logs in $run_dir"
 
-# build STEP CMD...: run a build step with its output in the run's log.
-build() {
-	local what=$1
-	shift
-	apex_stage "$suite: $what"
-	if ! "$@" >>"$run_dir/build.log" 2>&1; then
-		tail -n 30 "$run_dir/build.log" >&2
-		apex_die "$suite: $what failed (log: $run_dir/build.log)"
-	fi
-}
+log=$run_dir/build.log
 if [ "${APEX_PREBUILT:-0}" != 1 ]; then
-	build "building apexsim" make -C "$apex_top/vmtest/apexsim"
-	build "building the guest tests" make -C "$apex_top/vmtest/guest"
-	build "building the package" make -C "$apex_top" deb
+	apex_build "$log" "$suite: building apexsim" make -C "$apex_top/vmtest/apexsim"
+	apex_build "$log" "$suite: building the guest tests" make -C "$apex_top/vmtest/guest"
+	apex_build "$log" "$suite: building the package" make -C "$apex_top" deb
+	apex_build "$log" "$suite: building the upgrade package" apex_upgrade_deb
 fi
 
-"$here/image/build-testdisk.sh" "$run_dir/apextest.img" "$apex_top/build/deb" "$apex_top/build/guest"
+# stage2 upgrades to the second package; in the trixie guest it also
+# installs the trixie-backports kernel (a user's next step on trixie), which
+# must get the modules built by dkms autoinstall.
+disk_opts=(--upgrade "$apex_top/build/deb-upgrade")
+if [ "$suite" = trixie ] && [ -z "$cloud_image" ]; then
+	kernel_debs=$("$here/image/fetch-kernel.sh" trixie trixie-backports 2>>"$log") ||
+		apex_die "$suite: fetching the trixie-backports kernel failed (log: $log)"
+	disk_opts+=(--kernel "$kernel_debs")
+fi
+"$here/image/build-testdisk.sh" "${disk_opts[@]}" "$run_dir/apextest.img" \
+	"$apex_top/build/deb" "$apex_top/build/guest"
 "$here/cloud-init/make-seed.sh" "$run_dir/seed.img"
 if [ -n "$cloud_image" ]; then
 	boot=(--base "$cloud_image" --net)
@@ -66,7 +70,7 @@ fi
 status=0
 "$here/qemu/launch.sh" --run-dir "$run_dir" "${boot[@]}" \
 	--seed "$run_dir/seed.img" --test-disk "$run_dir/apextest.img" \
-	--devices "${APEX_DEVICES:-1}" --timeout "${APEX_TIMEOUT:-1200}" || status=$?
+	--devices "${APEX_DEVICES:-1}" --timeout "${APEX_TIMEOUT:-1800}" || status=$?
 [ "${APEX_KEEP:-0}" = 1 ] || rm -f "$run_dir/overlay.qcow2" "$run_dir/seed.img" "$run_dir/apextest.img"
 
 [ "$kernel" != "?" ] || kernel=$(sed -n 's/^# apex-vmtest: stage1 start (kernel \(.*\))$/\1/p' \

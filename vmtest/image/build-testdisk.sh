@@ -1,13 +1,29 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
-# build-testdisk.sh OUT.img DEB_DIR GUEST_DIR: the APEXTEST disk a guest mounts
-# read-only at /mnt/apextest:
-#   repo/   the .deb files of DEB_DIR with Packages and Release (a flat apt repo)
-#   tests/  a copy of GUEST_DIR (stage1, stage2 and the test programs)
+# build-testdisk.sh [--upgrade DIR] [--kernel DIR] OUT.img DEB_DIR GUEST_DIR:
+# the APEXTEST disk a guest mounts read-only at /mnt/apextest:
+#   repo/       the .deb files of DEB_DIR with Packages and Release (a flat
+#               apt repo); with --kernel also the .deb files of that DIR
+#   tests/      a copy of GUEST_DIR (stage1, stage2 and the test programs)
+#   upgrade/    --upgrade: DIR's .deb files (a newer apex-dkms, installed
+#               over the first one by stage2; not in repo/, or stage1 would
+#               install it right away)
+#   new-kernel  --kernel: DIR/kernel-version, the `uname -r` of the kernel
+#               whose packages stage2 installs after apex-dkms
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 
-[ $# -eq 3 ] || apex_die "usage: $0 OUT.img DEB_DIR GUEST_DIR"
+usage="usage: $0 [--upgrade DIR] [--kernel DIR] OUT.img DEB_DIR GUEST_DIR"
+upgrade_dir="" kernel_dir=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--upgrade) upgrade_dir=${2:?--upgrade needs a directory}; shift 2 ;;
+	--kernel) kernel_dir=${2:?--kernel needs a directory}; shift 2 ;;
+	-*) apex_die "$usage" ;;
+	*) break ;;
+	esac
+done
+[ $# -eq 3 ] || apex_die "$usage"
 out=$1 deb_dir=$2 guest_dir=$3
 apex_need dpkg-scanpackages dpkg-dev
 apex_need mkfs.ext4 e2fsprogs
@@ -18,10 +34,27 @@ debs=("$deb_dir"/*.deb)
 [ -x "$guest_dir/stage1" ] ||
 	apex_die "no stage1 in $guest_dir: build the guest tests with 'make guest-tests'"
 
+if [ -n "$upgrade_dir" ]; then
+	compgen -G "$upgrade_dir/*.deb" >/dev/null ||
+		apex_die "no .deb in $upgrade_dir: build it with 'tests/build-deb.sh --version V --outdir $upgrade_dir'"
+fi
+if [ -n "$kernel_dir" ]; then
+	[ -f "$kernel_dir/kernel-version" ] ||
+		apex_die "no kernel-version in $kernel_dir: fetch the kernel with vmtest/image/fetch-kernel.sh"
+fi
+
 tree=$(mktemp -d)
 trap 'rm -rf "$tree"' EXIT
 mkdir "$tree/repo"
 cp "${debs[@]}" "$tree/repo/"
+if [ -n "$upgrade_dir" ]; then
+	mkdir "$tree/upgrade"
+	cp "$upgrade_dir"/*.deb "$tree/upgrade/"
+fi
+if [ -n "$kernel_dir" ]; then
+	cp "$kernel_dir"/*.deb "$tree/repo/"
+	cp "$kernel_dir/kernel-version" "$tree/new-kernel"
+fi
 # A Release file listing the index: without one, newer apt also asks the
 # flat repository for Translation files and reports each as an error.
 (

@@ -20,6 +20,25 @@ apex_stage() {
 	printf '[%4ds] %s\n' "$(( $(date +%s) - apex_t0 ))" "$*" >&2
 }
 
+# apex_build LOG WHAT CMD...: a build step of a run script, its output
+# appended to LOG; on failure the log's tail and an error naming WHAT.
+apex_build() {
+	local log=$1 what=$2
+	shift 2
+	apex_stage "$what"
+	if ! "$@" >>"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		apex_die "$what failed (log: $log)"
+	fi
+}
+
+# apex_upgrade_deb: the package once more under version <version>+upgradetest
+# into build/deb-upgrade/, for the guest's upgrade test.
+apex_upgrade_deb() {
+	"$apex_top/tests/build-deb.sh" --outdir "$apex_top/build/deb-upgrade" \
+		--version "$(dpkg-parsechangelog -l "$apex_top/debian/changelog" -S Version)+upgradetest"
+}
+
 # apex_need CMD PACKAGE: fail with the package that provides a missing command.
 apex_need() {
 	command -v "$1" >/dev/null 2>&1 ||

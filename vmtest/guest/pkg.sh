@@ -128,40 +128,136 @@ modprobe_override_ok() {
 	[ "$rc" = 0 ] || fail "modprobe -c ignores $f"
 }
 
-# A newer apex-dkms for the upgrade test, if the test disk carries one
-# (upgrade/ beside repo/; tests/build-deb.sh --version builds it).
+# A newer apex-dkms for the upgrade test (upgrade/ beside repo/; the host
+# builds it with tests/build-deb.sh --version V+upgradetest).
 export APEX_UPGRADE_DIR=/mnt/apextest/upgrade
+# The `uname -r` of a kernel whose packages the test disk's repository holds,
+# to be installed after apex-dkms (only on some suites).
+export APEX_NEW_KERNEL_FILE=/mnt/apextest/new-kernel
+# The output of the last apt_logged command.
+export APEX_APT_LOG=/tmp/apex-apt.log
 
 upgrade_deb() {
 	compgen -G "$APEX_UPGRADE_DIR/apex-dkms_*_all.deb" | head -n 1
 }
 
-# pkg_upgrade: install the newer .deb over the installed one, as a user would.
-pkg_upgrade() {
-	local k
-	k=$(uname -r)
-	stat -c %Y /lib/modules/"$k"/updates/dkms/apex.ko* >/tmp/apex-ko-mtime
-	sleep 1
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$(upgrade_deb)"
+# apt_logged APT-GET-ARGS...: apt-get as a user runs it, its output also kept
+# in $APEX_APT_LOG for no_dpkg_errors.
+apt_logged() {
+	DEBIAN_FRONTEND=noninteractive apt-get "$@" 2>&1 | tee "$APEX_APT_LOG"
 }
 
-# upgraded_ok OLD NEW: only NEW is left in DKMS, rebuilt for the running kernel.
-upgraded_ok() {
+# no_dpkg_errors: the last apt_logged run reported no error, and dpkg knows
+# no half-installed or half-configured package.
+no_dpkg_errors() {
+	local errors audit
+	errors=$(grep -E '^(dpkg: error|E: |Error!)' "$APEX_APT_LOG") || true
+	[ -z "$errors" ] || fail "apt-get reported: $errors"
+	audit=$(dpkg --audit 2>&1)
+	[ -z "$audit" ] || fail "dpkg --audit: $audit"
+}
+
+# pkg_upgrade: install the newer .deb over the installed one, as a user
+# would, noting the module files' times first.
+pkg_upgrade() {
+	stat -c %Y /lib/modules/"$(uname -r)"/updates/dkms/{gasket,apex}.ko* >/tmp/apex-ko-mtimes
+	sleep 1
+	apt_logged install -y -q "$(upgrade_deb)"
+}
+
+# upgraded_dkms_ok OLD NEW: dkms knows only NEW, installed for the running
+# kernel; OLD's sources and DKMS tree are gone.
+upgraded_dkms_ok() {
 	local old=$1 new=$2 k out
 	k=$(uname -r)
 	expect_eq "installed version" "$(pkg_version)" "$new"
 	out=$(dkms status -m apex 2>&1)
 	echo "$out"
 	[ "$(grep -c . <<<"$out")" = 1 ] || fail "dkms knows more than one apex"
-	grep -Eq "^apex[/,] ?$(re_escape "$new"), $(re_escape "$k"), x86_64: installed" <<<"$out" ||
+	grep -Eq "^apex[/,] ?$(re_escape "$new"), $(re_escape "$k"), x86_64: installed( \(.*\))?$" <<<"$out" ||
 		fail "dkms status does not show $new installed for $k"
 	[ ! -e "/usr/src/apex-$old" ] || fail "/usr/src/apex-$old is still there"
 	[ ! -e "/var/lib/dkms/apex/$old" ] || fail "/var/lib/dkms/apex/$old is still there"
 	[ -f "/usr/src/apex-$new/dkms.conf" ] || fail "/usr/src/apex-$new/dkms.conf is missing"
-	[ "$(stat -c %Y /lib/modules/"$k"/updates/dkms/apex.ko*)" -gt "$(cat /tmp/apex-ko-mtime)" ] ||
-		fail "apex.ko was not rebuilt"
+}
+
+# modules_rebuilt NEW: the module files under /lib/modules/K are newer than
+# before the upgrade and are the ones dkms built for NEW. (Their srcversion
+# stays: the sources are the same, only the package version differs.)
+modules_rebuilt() {
+	local new=$1 k m f built before
+	k=$(uname -r)
+	before=$(sort -n /tmp/apex-ko-mtimes | tail -n 1)
+	for m in gasket apex; do
+		f=$(compgen -G "/lib/modules/$k/updates/dkms/$m.ko*") || fail "no $m.ko* for $k"
+		[ "$(stat -c %Y "$f")" -gt "$before" ] || fail "$f is not newer than before the upgrade"
+		built=/var/lib/dkms/apex/$new/$k/x86_64/module/$(basename "$f")
+		[ -f "$built" ] || fail "dkms kept no $built: $(ls -R "/var/lib/dkms/apex/$new" 2>&1)"
+		cmp -s "$f" "$built" || fail "$f differs from $new's build $built"
+		echo "$m: $f = $built, srcversion $(modinfo -F srcversion "$f")"
+	done
+}
+
+# loaded_is_on_disk: after a reload the running apex and gasket are the files
+# modinfo finds (the new build), and the node is back with its permissions.
+loaded_is_on_disk() {
+	local m
+	reload_modules
+	for m in gasket apex; do
+		expect_eq "$m srcversion (loaded vs $(modinfo -n "$m"))" \
+			"$(cat "/sys/module/$m/srcversion")" "$(modinfo -F srcversion "$m")"
+	done
 	udevadm settle -t 30 || true
 	node_ok
+}
+
+# config_kept: what the package set up outside DKMS is still in place.
+config_kept() {
+	local f
+	getent group apex >/dev/null || fail "group apex is gone"
+	grep -qw apex <<<"$(id -nG tpuuser)" || fail "tpuuser is no longer in group apex"
+	for f in "$APEX_UDEV_RULE" "$APEX_MODPROBE_CONF" "$APEX_SYSUSERS"; do
+		[ -f "$f" ] || fail "$f is gone"
+		grep -qxF "$f" <<<"$(dpkg -L apex-dkms)" || fail "$f no longer belongs to apex-dkms"
+	done
+	by_path_ok
+}
+
+new_kernel() {
+	cat "$APEX_NEW_KERNEL_FILE"
+}
+
+# kernel_install: the new kernel and its headers, the way a trixie user
+# takes the backports kernel (the test disk's repository holds them).
+kernel_install() {
+	local v
+	v=$(new_kernel)
+	apt_logged install -y -q --no-install-recommends linux-image-amd64 linux-headers-amd64
+	expect_eq "linux-image-$v" "$(dpkg-query -W -f='${Status}' "linux-image-$v" 2>&1)" "install ok installed"
+}
+
+# new_kernel_dkms_ok: dkms autoinstall built apex for the new kernel.
+new_kernel_dkms_ok() {
+	local v k out
+	v=$(pkg_version) k=$(new_kernel)
+	out=$(dkms status -m apex -v "$v" -k "$k" 2>&1)
+	echo "$out"
+	grep -Eq "^apex[/,] ?$(re_escape "$v"), $(re_escape "$k"), x86_64: installed( \(.*\))?$" <<<"$out" ||
+		fail "dkms status does not say installed for $k"
+}
+
+# new_kernel_modinfo_ok: modinfo -k finds both modules for the new kernel
+# under updates/dkms, with its vermagic.
+new_kernel_modinfo_ok() {
+	local k m path magic
+	k=$(new_kernel)
+	for m in gasket apex; do
+		path=$(modinfo -k "$k" -n "$m") || fail "modinfo -k $k $m failed"
+		[[ $path == */lib/modules/$k/updates/dkms/$m.ko* ]] || fail "modinfo -k $k -n $m: $path"
+		magic=$(modinfo -k "$k" -F vermagic "$m")
+		echo "$m: $path, vermagic $magic"
+		expect_eq "$m vermagic's kernel" "${magic%% *}" "$k"
+	done
 }
 
 pkg_purge() {
@@ -184,5 +280,6 @@ purged_clean() {
 
 export -f re_escape pkg_version pkg_update pkg_install pkg_installed group_is_system dkms_installed \
 	module_files_installed module_alias_ok params_described modprobe_conf_complete \
-	upgrade_deb pkg_upgrade upgraded_ok \
+	upgrade_deb apt_logged no_dpkg_errors pkg_upgrade upgraded_dkms_ok modules_rebuilt \
+	loaded_is_on_disk config_kept new_kernel kernel_install new_kernel_dkms_ok new_kernel_modinfo_ok \
 	pkg_files_ok modprobe_override_ok pkg_purge purged_clean

@@ -74,21 +74,6 @@ else
 	done
 fi
 
-# --- upgrade, when the test disk carries a newer package ----------------------
-if [ "$installed" = 1 ] && [ -n "$(upgrade_deb)" ]; then
-	old=$(pkg_version)
-	new=$(dpkg-deb -f "$(upgrade_deb)" Version)
-	tap_check -t 1800 "apt-get install of apex-dkms $new over $old" pkg_upgrade
-	if tap_passed; then
-		tap_check -v "upgrade: only $new left in DKMS, rebuilt for $(uname -r), node intact" \
-			upgraded_ok "$old" "$new"
-	else
-		tap_dep_fail "upgrade leaves only the new version" "the upgrade"
-	fi
-else
-	tap_diag "no newer apex-dkms in $APEX_UPGRADE_DIR: upgrade not tested"
-fi
-
 # --- unload and reload ---------------------------------------------------------
 reload_20() {
 	local i

@@ -3,8 +3,9 @@
 # Guest stage 2 (root, from cloud-init, after the reboot): the modules must
 # have autoloaded for the chip, the node must carry the package's
 # permissions, a user in group apex runs the test engine. Then the tunables
-# and thermal checks against the chip's state, the injected faults (last:
-# they may leave the chip dead), and `apt-get purge`. TAP on stdout.
+# and thermal checks against the chip's state, the injected faults (they
+# may leave the chip dead), the upgrade to a newer apex-dkms, a new kernel
+# (where the test disk has one), and `apt-get purge`. TAP on stdout.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
@@ -61,6 +62,57 @@ else
 	for t in "power and clock tunables" "thermal" "modprobe.d tunables" "faults"; do
 		tap_dep_fail "$t" "$APEX_DEV exists"
 	done
+fi
+
+# --- upgrade: a newer apex-dkms over the installed one ------------------------
+if pkg_installed >/dev/null && [ -n "$(upgrade_deb)" ]; then
+	old=$(pkg_version)
+	new=$(dpkg-deb -f "$(upgrade_deb)" Version)
+	tap_check -t 1200 "apt-get install of apex-dkms $new over $old" pkg_upgrade
+	if tap_passed; then
+		tap_check "upgrade: apt and dpkg report no error" no_dpkg_errors
+		tap_check -v "upgrade: dkms has only $new, installed for $(uname -r)" upgraded_dkms_ok "$old" "$new"
+		tap_check -v "upgrade: the modules under /lib/modules/$(uname -r) are $new's build" modules_rebuilt "$new"
+		tap_check "upgrade: group, udev rule, modprobe.d and sysusers files in place" config_kept
+		tap_check -t 120 "upgrade: reloaded, the running modules are the new build, $APEX_DEV root:apex 0660" \
+			loaded_is_on_disk
+		if tap_passed; then
+			tap_check -v "upgrade: tpuuser runs a test-engine round trip (apex-demo)" \
+				runuser -u tpuuser -- "$here/apex-demo" "$APEX_DEV"
+		else
+			tap_dep_fail "upgrade: test-engine round trip" "the reload"
+		fi
+	else
+		for t in "no dpkg error" "dkms has only the new version" "modules rebuilt" \
+			"configuration in place" "reload" "test-engine round trip"; do
+			tap_dep_fail "upgrade: $t" "the upgrade"
+		done
+	fi
+elif pkg_installed >/dev/null; then
+	tap_dep_fail "upgrade to a newer apex-dkms" "a newer apex-dkms in $APEX_UPGRADE_DIR"
+else
+	tap_dep_fail "upgrade to a newer apex-dkms" "the install in stage1"
+fi
+
+# --- a kernel installed after the package (dkms autoinstall) ------------------
+# Only where the test disk carries one (the trixie guest: the trixie-backports
+# kernel). The guest keeps running the old kernel (QEMU boots it directly).
+if [ -f "$APEX_NEW_KERNEL_FILE" ] && pkg_installed >/dev/null; then
+	tap_check -t 1500 "apt-get install of the $(new_kernel) kernel and headers" kernel_install
+	if tap_passed; then
+		tap_check "new kernel: apt and dpkg report no error" no_dpkg_errors
+		tap_check -v "new kernel: dkms status: apex installed for $(new_kernel)" new_kernel_dkms_ok
+		tap_check -v "new kernel: modinfo -k $(new_kernel): both modules, vermagic $(new_kernel)" \
+			new_kernel_modinfo_ok
+	else
+		for t in "no dpkg error" "dkms status" "modinfo -k"; do
+			tap_dep_fail "new kernel: $t" "the kernel install"
+		done
+	fi
+elif [ -f "$APEX_NEW_KERNEL_FILE" ]; then
+	tap_dep_fail "a new kernel gets the modules (dkms autoinstall)" "the install in stage1"
+else
+	tap_diag "no new kernel on the test disk: dkms autoinstall is tested in the trixie guest"
 fi
 tap_check "dmesg: no WARNING, BUG, Oops, lockdep, UBSAN or Call Trace" dmesg_clean
 

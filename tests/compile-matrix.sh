@@ -60,6 +60,16 @@ fresh_tree() {
 	printf '%s\n' "$tree"
 }
 
+# timed_make ROOT LOG TREE KDIR [ARG]: the module's W=1 build (plus ARG)
+# in ROOT; sets rc to its exit status and secs to how long it took.
+timed_make() {
+	local t0
+	t0=$(date +%s)
+	rc=0
+	in_root "$1" "$2" "$3" "make -j$(nproc) -C src KDIR=$4 W=1${5:+ $5}" || rc=$?
+	secs=$(($(date +%s) - t0))
+}
+
 count() {
 	grep -c -E "$1" "$2" || true
 }
@@ -102,11 +112,7 @@ for suite in "${suites[@]}"; do
 	tree=$(fresh_tree "$suite")
 
 	apex_stage "$suite: building against $kver with ${cc:-unknown compiler}"
-	t0=$(date +%s)
-	rc=0
-	in_root "$root" "$log" "$tree" \
-		"make -j$(nproc) -C src KDIR=$kdir W=1" || rc=$?
-	secs=$(($(date +%s) - t0))
+	timed_make "$root" "$log" "$tree" "$kdir"
 	warnings=$(count 'warning:' "$log")
 	errors=$(count 'error:' "$log")
 	missing=()
@@ -135,19 +141,15 @@ for suite in "${suites[@]}"; do
 	fi
 	# C=2 checks every file again on the built tree: only sparse speaks.
 	apex_stage "$suite: sparse (C=2)"
-	t0=$(date +%s)
-	src_rc=0
-	in_root "$root" "$slog" "$tree" \
-		"make -j$(nproc) -C src KDIR=$kdir W=1 C=2" || src_rc=$?
-	secs=$(($(date +%s) - t0))
+	timed_make "$root" "$slog" "$tree" "$kdir" C=2
 	reports=$(count 'warning:|error:' "$slog")
 	checked=$(count '^ *CHECK ' "$slog")
 	sparse_version=$(chroot "$root" sparse --version 2>/dev/null | cut -d' ' -f1)
-	if [ "$src_rc" -eq 0 ] && [ "$reports" -eq 0 ] && [ "$checked" -gt 0 ]; then
+	if [ "$rc" -eq 0 ] && [ "$reports" -eq 0 ] && [ "$checked" -gt 0 ]; then
 		result=PASS
 	else
 		result=FAIL
-		details+=("sparse/$suite: make exit $src_rc, $checked files checked, $reports reports (log: $slog)")
+		details+=("sparse/$suite: make exit $rc, $checked files checked, $reports reports (log: $slog)")
 		mapfile -t -O ${#details[@]} details < <(diagnostics "$slog" | sed 's/^/    /')
 	fi
 	record "sparse/$suite" "$kver" "sparse-${sparse_version:-?}" "$result" "$reports" - "$secs"

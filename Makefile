@@ -5,10 +5,8 @@
 KDIR   ?= /lib/modules/$(shell uname -r)/build
 SUITE  ?= bookworm
 SUITES ?= bullseye bookworm trixie trixie-backports forky
-# Guest suites of vmtest-matrix (and so of make check). forky is left out
-# until a forky guest has passed our stages: until f84b423 its cloud-init
-# could not mount the seed (mount and passwd are no longer essential there).
-VM_SUITES ?= bullseye bookworm trixie trixie-backports
+# Guest suites of vmtest-matrix (and so of make check): the same releases.
+VM_SUITES ?= $(SUITES)
 
 # forky and sid are published with short-lived Release files that the mirror
 # here lets expire; accepting them is a deliberate, documented choice.

@@ -4,6 +4,8 @@
 #   results.tap  both stages' TAP, framed by the guest's
 #                "# apex-vmtest: stageN start" / "... exit STATUS" lines
 #   console.log  the serial console, scanned by console-check.sh
+#   apexsim.status  how each apexsim ended and how it should have (launch.sh):
+#                exit 0, or SIGKILL where the guest asked the host for a kill
 # GUEST_STATUS is launch.sh's exit status (124 = timed out).
 #
 # Prints one line per test (PASS/FAIL/SKIP), then "N passed, N failed", and
@@ -94,6 +96,30 @@ END {
 	else
 		printf "PASS\thost\tguest powered off in time\n"
 }' "$tap" >"$run_dir/checks"
+
+# Each apexsim ended as it should: a crash or a kill nobody asked for is a
+# failure, and so is a kill the guest asked for that did not happen.
+sims=$run_dir/apexsim.status
+if [ -f "$sims" ]; then
+	while read -r n ended want; do
+		if [ "$want" = signal:KILL ]; then
+			what="apexsim $n killed with SIGKILL as the guest asked"
+		else
+			what="apexsim $n ended with $want"
+		fi
+		if [ "$ended" = "$want" ]; then
+			printf 'PASS\thost\t%s\n' "$what"
+		else
+			printf 'FAIL\thost\t%s # it ended with %s (log: apexsim-%s.log)\n' "$what" "$ended" "$n"
+		fi
+	done <"$sims" >>"$run_dir/checks"
+	for n in $(sed -n 's/^# apex-vmtest: request kill-apexsim \([0-9]*\)\r*$/\1/p' "$tap"); do
+		grep -q "^$n [^ ]* signal:KILL$" "$sims" ||
+			printf 'FAIL\thost\tapexsim %s killed as the guest asked # no kill in apexsim.status\n' "$n" >>"$run_dir/checks"
+	done
+else
+	printf 'FAIL\thost\tapexsim exit statuses recorded # no %s\n' "$sims" >>"$run_dir/checks"
+fi
 
 problems=$("$(dirname "$0")/console-check.sh" "$console" || true)
 if [ -z "$problems" ]; then

@@ -4,7 +4,8 @@
 #
 # usage: launch.sh --run-dir DIR --base IMAGE --seed SEED [options]
 #   --run-dir DIR      outputs: console.log, results.tap, qemu.log, apexsim-N.log,
-#                      overlay.qcow2 (created, the base image stays untouched)
+#                      apexsim.status, overlay.qcow2 (created, the base image
+#                      stays untouched)
 #   --base IMAGE       base disk, raw ext4 (our images) or qcow2 (a cloud image)
 #   --seed SEED        NoCloud seed (cloud-localds)
 #   --test-disk DISK   APEXTEST disk, attached read-only
@@ -17,6 +18,13 @@
 # Environment:
 #   APEXSIM     the device server (default build/apexsim/apexsim)
 #   APEX_ACCEL  tcg (default) | kvm | auto (use KVM if a short probe boots)
+#
+# The guest may ask for apexsim N to be killed (a chip that vanishes with
+# its server) by sending the line "# apex-vmtest: request kill-apexsim N"
+# on the results port; it is killed with SIGKILL at once. How each apexsim
+# ended goes to apexsim.status, one line "N ENDED EXPECTED" (exit:CODE,
+# signal:NAME, or none for a chip that does not exist); vmtest/check-run.sh
+# fails the run where ENDED differs from EXPECTED.
 #
 # Exit status: 0 when the guest powered off, 124 on timeout, else QEMU's.
 # Every process started here is stopped on exit, including Ctrl-C.
@@ -56,6 +64,8 @@ run_dir=$(realpath "$run_dir")
 sock_dir=$(mktemp -d /tmp/apex-vm.XXXXXX)	# short: UNIX socket paths are limited
 
 sim_pids=()
+sim_expect=()	# how apexsim N should end: exit:0, or signal:KILL once asked for
+sim_ended=()
 qemu_pid=
 stop_pid() {
 	local pid=$1 i
@@ -67,11 +77,53 @@ stop_pid() {
 	kill -KILL "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 }
+# end_sim N: reap apexsim N, which exits by itself once QEMU has gone
+# (stopped with SIGTERM, then SIGKILL, if not), and record how it ended.
+end_sim() {
+	local n=$1 pid=${sim_pids[$1]} i rc=0 ended
+	[ -z "${sim_ended[$n]:-}" ] || return 0
+	for i in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill "$pid" 2>/dev/null; then
+		echo "launch.sh: apexsim $n still ran after QEMU, sent SIGTERM" >>"$run_dir/apexsim-$n.log"
+		for i in $(seq 50); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || rc=$?
+	# apexsim's own exit codes are below 128: above is a signal.
+	if [ "$rc" -gt 128 ]; then
+		ended=signal:$(kill -l $((rc - 128)))
+	else
+		ended=exit:$rc
+	fi
+	sim_ended[n]=$ended
+	echo "$n $ended ${sim_expect[$n]}" >>"$run_dir/apexsim.status"
+}
+# kill_sim N: the guest asked for apexsim N to be killed.
+kill_sim() {
+	local n=$1
+	if [ "$n" -ge "$devices" ]; then
+		echo "$n none signal:KILL" >>"$run_dir/apexsim.status"
+		apex_stage "the guest asked to kill apexsim $n, but there are only $devices"
+		return
+	fi
+	if [ -z "${sim_ended[$n]:-}" ]; then
+		sim_expect[n]=signal:KILL
+		kill -KILL "${sim_pids[$n]}" 2>/dev/null || true
+		end_sim "$n"
+	fi
+	apex_stage "apexsim $n killed as the guest asked: ${sim_ended[$n]}"
+}
 cleanup() {
-	local rc=$?
+	local rc=$? n
 	[ -z "$qemu_pid" ] || stop_pid "$qemu_pid"
-	for pid in "${sim_pids[@]}"; do
-		stop_pid "$pid"
+	for n in "${!sim_pids[@]}"; do
+		end_sim "$n"
 	done
 	rm -rf "$sock_dir"
 	exit "$rc"
@@ -136,7 +188,8 @@ bind_dir "$sock_dir"
 # Each boot writes to a fresh overlay; the base image is shared and read-only.
 base_fmt=raw
 [ "$(head -c 4 "$base" | od -An -tx1 | tr -d ' ')" != 514649fb ] || base_fmt=qcow2
-rm -f "$run_dir/overlay.qcow2" "$run_dir/console.log" "$run_dir/results.tap"
+rm -f "$run_dir/overlay.qcow2" "$run_dir/console.log" "$run_dir/results.tap" \
+	"$run_dir/apexsim.status"
 (in_root qemu-img create -q -f qcow2 -F "$base_fmt" -b "$(qpath "$base")" \
 	"$(qpath "$run_dir/overlay.qcow2")") >"$run_dir/qemu.log" 2>&1 ||
 	apex_die "qemu-img could not create the overlay: $(cat "$run_dir/qemu.log")"
@@ -179,7 +232,9 @@ for n in $(seq 0 $((devices - 1))); do
 	"$apexsim" --socket "$sock_dir/sim-$n.sock" --control "$sock_dir/ctl-$n.sock" \
 		--log "$run_dir/apexsim-$n.log" >>"$run_dir/apexsim-$n.log" 2>&1 &
 	sim_pids+=($!)
+	sim_expect+=(exit:0)
 done
+: >"$run_dir/apexsim.status"
 for n in $(seq 0 $((devices - 1))); do
 	for i in $(seq 100); do
 		[ -S "$sock_dir/sim-$n.sock" ] && [ -S "$sock_dir/ctl-$n.sock" ] && break
@@ -227,7 +282,8 @@ in_root qemu-system-x86_64 "${args[@]}" >>"$run_dir/qemu.log" 2>&1 &
 qemu_pid=$!
 apex_stage "guest booting ($accel, $devices emulated Apex, timeout ${timeout}s, console: $run_dir/console.log)"
 
-# Wait for power-off; report the guest's stage markers as they arrive.
+# Wait for power-off; report the guest's stage markers as they arrive and
+# act on its requests. Only complete lines count: the guest may be mid-line.
 start=$(date +%s)
 seen=0
 while kill -0 "$qemu_pid" 2>/dev/null; do
@@ -240,10 +296,16 @@ while kill -0 "$qemu_pid" 2>/dev/null; do
 		exit 124
 	fi
 	if [ -f "$run_dir/results.tap" ]; then
-		mapfile -t marks < <(grep -a '^# apex-vmtest: ' "$run_dir/results.tap" || true)
+		lines=$(wc -l <"$run_dir/results.tap")
+		mapfile -t marks < <(head -n "$lines" "$run_dir/results.tap" |
+			grep -a '^# apex-vmtest: ' || true)
 		while [ "$seen" -lt "${#marks[@]}" ]; do
-			apex_stage "guest: ${marks[$seen]#\# apex-vmtest: }"
+			mark=${marks[$seen]#\# apex-vmtest: }
 			seen=$((seen + 1))
+			apex_stage "guest: $mark"
+			if [[ $mark =~ ^request\ kill-apexsim\ ([0-9]{1,3})$ ]]; then
+				kill_sim "$((10#${BASH_REMATCH[1]}))"
+			fi
 		done
 	fi
 	sleep 2

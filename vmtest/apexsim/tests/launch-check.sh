@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# launch-check.sh APEXSIM: host checks of how vmtest/qemu/launch.sh runs
+# apexsim processes and how vmtest/check-run.sh judges their ends, with a
+# fake QEMU (a script) in place of the real one: a kill the guest asks for
+# on the results port is carried out with SIGKILL and passes, a crash
+# nobody asked for fails, a kill of a chip that does not exist fails, and
+# a run without requests passes with every apexsim ending with status 0.
+set -euo pipefail
+apexsim=$(realpath "${1:?usage: launch-check.sh APEXSIM}")
+here=$(cd "$(dirname "$0")" && pwd)
+vmtest=$(cd "$here/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0 failn=0
+
+result() {
+	if [ "$1" = 0 ]; then
+		pass=$((pass + 1))
+		echo "ok - $2"
+	else
+		failn=$((failn + 1))
+		echo "not ok - $2"
+		[ -z "${3:-}" ] || sed 's/^/#   /' <<<"$3"
+	fi
+}
+
+# The fake QEMU writes $FAKE_TAP to the results file, optionally sends
+# $FAKE_SIGNAL to the apexsim of control socket ctl-$FAKE_VICTIM.sock (found
+# by its exact command line), waits a little, and "powers off".
+mkdir -p "$work/bin"
+cat >"$work/bin/qemu-img" <<'EOF'
+#!/bin/bash
+touch "${!#}"
+EOF
+cat >"$work/bin/qemu-system-x86_64" <<'EOF'
+#!/bin/bash
+set -euo pipefail
+results= ctl=
+for a in "$@"; do
+	case $a in
+	file,id=results,path=*) results=${a#*path=} ;;
+	socket,id=ctl"${FAKE_VICTIM:-x}",path=*) ctl=${a#*path=} ;;
+	esac
+done
+printf '%b' "${FAKE_TAP:-}" >"$results"
+if [ -n "$ctl" ]; then
+	for p in /proc/[0-9]*; do
+		if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "--control $ctl "; then
+			kill "-${FAKE_SIGNAL}" "${p#/proc/}"
+		fi
+	done
+fi
+sleep 3	# launch.sh looks at the results every 2 s
+EOF
+chmod +x "$work/bin/"*
+: >"$work/base.img"
+: >"$work/seed.img"
+
+# launch CASE: one fake guest with two chips, then check-run.sh on it;
+# launch.sh's exit status goes to CASE.rc.
+launch() {
+	local rc=0
+	PATH=$work/bin:$PATH QEMU_ROOT=/ APEXSIM=$apexsim \
+		"$vmtest/qemu/launch.sh" --run-dir "$work/$1" --base "$work/base.img" \
+		--seed "$work/seed.img" --devices 2 --timeout 60 >"$work/$1.launch" 2>&1 || rc=$?
+	echo "$rc" >"$work/$1.rc"
+	"$vmtest/check-run.sh" "$work/$1" "$rc" >"$work/$1.checks" 2>&1 || true
+}
+
+# has CASE LINE: check-run.sh listed LINE (a regular expression).
+has() {
+	grep -Eq "$2" "$work/$1.checks"
+}
+
+# The three guests run at once: most of their time is waiting.
+FAKE_TAP='# apex-vmtest: stage2 start\n# apex-vmtest: request kill-apexsim 0\n' \
+	FAKE_VICTIM=1 FAKE_SIGNAL=SEGV launch killed &
+FAKE_TAP='# apex-vmtest: request kill-apexsim 7\n' launch nochip &
+FAKE_TAP='# apex-vmtest: stage2 start\nok 1 - x\n' launch clean &
+wait
+
+result "$(cat "$work/killed.rc")" "launch.sh: the guest powered off (fake QEMU exit 0)" "$(cat "$work/killed.launch")"
+result "$([ "$(sort "$work/killed/apexsim.status")" = "$(printf '0 signal:KILL signal:KILL\n1 signal:SEGV exit:0')" ] && echo 0 || echo 1)" \
+	"launch.sh: apexsim.status has the requested kill and the crash" "$(cat "$work/killed/apexsim.status")"
+result "$(has killed '^  PASS host +apexsim 0 killed with SIGKILL as the guest asked$' && echo 0 || echo 1)" \
+	"check-run.sh: the requested kill passes" "$(cat "$work/killed.checks")"
+result "$(has killed '^  FAIL host +apexsim 1 ended with exit:0 # it ended with signal:SEGV' && echo 0 || echo 1)" \
+	"check-run.sh: a crash nobody asked for fails" "$(cat "$work/killed.checks")"
+
+result "$(has nochip '^  FAIL host +apexsim 7 killed with SIGKILL as the guest asked # it ended with none' && echo 0 || echo 1)" \
+	"check-run.sh: a kill asked for a chip that does not exist fails" "$(cat "$work/nochip.checks")"
+
+result "$([ "$(sort "$work/clean/apexsim.status")" = "$(printf '0 exit:0 exit:0\n1 exit:0 exit:0')" ] && echo 0 || echo 1)" \
+	"launch.sh: without requests every apexsim ends with status 0" "$(cat "$work/clean/apexsim.status")"
+result "$(has clean 'FAIL host +apexsim' && echo 1 || echo 0)" \
+	"check-run.sh: no apexsim failure without a crash or a request" "$(cat "$work/clean.checks")"
+
+rm -f "$work/clean/apexsim.status"
+"$vmtest/check-run.sh" "$work/clean" 0 >"$work/clean.checks" 2>&1 || true
+result "$(has clean '^  FAIL host +apexsim exit statuses recorded' && echo 0 || echo 1)" \
+	"check-run.sh: a run without apexsim.status fails" "$(cat "$work/clean.checks")"
+
+echo "$pass passed, $failn failed"
+[ "$failn" = 0 ]

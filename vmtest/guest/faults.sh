@@ -66,13 +66,20 @@ fatal_recovered() {
 	"$APEX_TESTS/apex-demo" "$APEX_DEV" >/dev/null
 }
 
+# With a second chip, that one probes and takes the name apex_0: the
+# failed chip is known by its PCI address.
 probe_fails() {
+	local addr
+	addr=$(chip_addr)
 	kmsg_mark probe
 	chip_cmd fault reset_stuck on
 	modprobe -r apex gasket
 	modprobe apex
 	udevadm settle -t 30 || true
-	[ ! -e "$APEX_DEV" ] || fail "$APEX_DEV exists although the chip never left reset"
+	[ ! -e "/sys/bus/pci/devices/$addr/driver" ] || fail "$addr is bound although the chip never left reset"
+	[ ! -e "/dev/apex/by-path/pci-$addr" ] || fail "/dev/apex/by-path/pci-$addr exists although the chip never left reset"
+	! grep -qx "$addr" /sys/class/apex/apex_*/pci_address 2>/dev/null ||
+		fail "an apex node belongs to $addr although the chip never left reset"
 	dmesg_logged probe 'GCB did not leave reset'
 	module_loaded apex || fail "apex unloaded itself"
 }

@@ -5,7 +5,8 @@
 # permissions, a user in group apex runs the test engine. Then the tunables
 # and thermal checks against the chip's state, the injected faults (they
 # may leave the chip dead), the upgrade to a newer apex-dkms, a new kernel
-# (where the test disk has one), and `apt-get purge`. TAP on stdout.
+# (where the test disk has one), chips that vanish (removal.sh), and
+# `apt-get purge`. TAP on stdout.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
@@ -20,6 +21,8 @@ source "$here/thermal.sh"
 source "$here/tunables.sh"
 # shellcheck source=faults.sh
 source "$here/faults.sh"
+# shellcheck source=removal.sh
+source "$here/removal.sh"
 
 tap_diag "stage2 on $(uname -r), up $(cut -d' ' -f1 /proc/uptime) s"
 
@@ -114,6 +117,9 @@ elif [ -f "$APEX_NEW_KERNEL_FILE" ]; then
 else
 	tap_diag "no new kernel on the test disk: dkms autoinstall is tested in the trixie guest"
 fi
+
+# --- chips that vanish: surprise removal, a killed apexsim (the chips stay dead)
+run_removal_checks
 tap_check "dmesg: no WARNING, BUG, Oops, lockdep, UBSAN or Call Trace" dmesg_clean
 
 # --- removal ---------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #   tap_prog [-t SECONDS] NAME CMD...         run a TAP-producing program
 #   tap_ok NAME / tap_not_ok NAME REASON      record a result directly
 #   tap_dep_fail NAME DEP                     not run because DEP failed
+#   tap_skip NAME REASON                      not run here: a SKIP, not a pass
 #   tap_diag TEXT                             a "# TEXT" line
 #   tap_passed                                true if the last result passed
 #   tap_end                                   plan and "N passed, N failed"
@@ -56,6 +57,13 @@ tap_not_ok() {
 
 tap_dep_fail() {
 	tap_not_ok "$1" "skipped because $2 failed"
+}
+
+tap_skip() {
+	tap_n=$((tap_n + 1))
+	tap_nskip=$((tap_nskip + 1))
+	tap_last=skip
+	printf 'ok %d - %s # SKIP %s\n' "$tap_n" "$(tap_flat "$1")" "$(tap_flat "$2")"
 }
 
 tap_passed() {

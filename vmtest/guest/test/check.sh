@@ -82,6 +82,9 @@ result "$([ "$rc" = 1 ] && echo 0 || echo 1)" "tap.sh: tap_end exits 1 when a te
 result "$(grep -q 'tap_passed after a failure' "$work/err" && echo 1 || echo 0)" "tap.sh: tap_passed is false after a failure"
 result "$([ "$secs" -lt 25 ] && echo 0 || echo 1)" "tap.sh: hung steps are cut off (${secs}s)"
 check "tap.sh: stray program output becomes a diagnostic" grep -qx '# stray output' "$work/out"
+out=$(bash -c "source '$build/tap.sh'; tap_skip 'not here' 'no chip'; tap_end" 2>&1) || true
+result "$([ "$out" = "$(printf 'ok 1 - not here # SKIP no chip\n1..1\n# 1 skipped\n0 passed, 0 failed')" ] && echo 0 || echo 1)" \
+	"tap.sh: tap_skip is a SKIP line, not counted as passed" "$out"
 check "tap.sh: a passing stage exits 0" bash -c "source '$build/tap.sh'; tap_check ok true >/dev/null; tap_end >/dev/null"
 
 # --- the C programs without a device ----------------------------------------
@@ -150,7 +153,7 @@ out=$(bash -c "source '$build/lib.sh'; source '$build/pkg.sh'; re_escape '1.0.0+
 result "$([ "$out" = '1\.0\.0\+up\(x\)' ] && echo 0 || echo 1)" "pkg.sh: re_escape quotes ERE metacharacters" "$out"
 
 # --- shell syntax -------------------------------------------------------------------
-for f in stage1 stage2 tap.sh lib.sh pkg.sh thermal.sh tunables.sh faults.sh; do
+for f in stage1 stage2 tap.sh lib.sh pkg.sh thermal.sh tunables.sh faults.sh removal.sh; do
 	check "bash -n $f" bash -n "$build/$f"
 done
 

@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# Chips that vanish, for stage 2 (sourced after lib.sh), run just before the
+# purge because the chips stay dead. Chip 1 is unplugged through its
+# control channel (apexsim `remove`); then the host kills chip 0's apexsim
+# with SIGKILL, asked for by a "# apex-vmtest: request kill-apexsim 0" line
+# on the results port (vmtest/qemu/README.md). Each must end in a clean
+# error -- status DEAD, an open failing with ETIMEDOUT, a probe that fails
+# and says so -- never a hang or a kernel warning, and a chip must not be
+# affected by the other one's removal.
+
+# chip_ctl N COMMAND...: one request on chip N's control channel.
+chip_ctl() {
+	local n=$1
+	shift
+	"$APEX_TESTS/apex-ctl" -t 10 -d "$n" "$@"
+}
+
+# node_attr NODE ATTR: a sysfs attribute of /dev/NODE.
+node_attr() {
+	cat "/sys/class/apex/$1/$2"
+}
+
+node_is() {
+	expect_eq "$1 status" "$(node_attr "$1" status)" "$2"
+}
+
+# node_is_chip N: apex_N is the chip apexsim N serves (same unique id).
+node_is_chip() {
+	local sim
+	sim=$(chip_ctl "$1" get unique_id) || return 1
+	expect_eq "apex_$1 unique_id" "ok $(node_attr "apex_$1" unique_id)" "$sim"
+}
+
+# two_chips: both nodes, each with its by-path link, each its own apexsim.
+two_chips() {
+	local n addr link
+	for n in 0 1; do
+		[ -c "/dev/apex_$n" ] || fail "/dev/apex_$n is missing"
+		expect_eq "stat /dev/apex_$n" "$(stat -c '%U:%G %a' "/dev/apex_$n")" "root:apex 660"
+		addr=$(node_attr "apex_$n" pci_address)
+		link=/dev/apex/by-path/pci-$addr
+		[ -L "$link" ] || fail "$link is not a symlink: $(ls -l /dev/apex/by-path/ 2>&1)"
+		expect_eq "readlink -f $link" "$(readlink -f "$link")" "/dev/apex_$n"
+		node_is_chip "$n"
+	done
+	[ "$(lspci -n -d "$APEX_PCI_ID" | wc -l)" = 2 ] || fail "lspci: $(lspci -nn -d "$APEX_PCI_ID")"
+}
+
+# chip_gone N NODE MARK: chip N vanished: NODE turns DEAD at once, an open
+# fails cleanly after the driver's timeout and the kernel says why.
+chip_gone() {
+	local addr
+	addr=$(node_attr "$2" pci_address)
+	wait_until 30 node_is "$2" DEAD || node_is "$2" DEAD
+	"$APEX_TESTS/apex-open" "/dev/$2" rw ETIMEDOUT
+	node_is "$2" DEAD
+	dmesg_logged "$3" "$addr: .*(did not|not done|failed)"
+}
+
+remove_chip1() {
+	kmsg_mark remove
+	expect_eq "apexsim 1: remove" "$(chip_ctl 1 remove)" ok
+	expect_eq "apexsim 1: get removed" "$(chip_ctl 1 get removed)" "ok 1"
+	chip_gone 1 apex_1 remove
+}
+
+# The other chip did not notice: its own apexsim, a full session, a copy.
+chip0_unaffected() {
+	expect_eq "apexsim 0: get removed" "$(chip_ctl 0 get removed)" "ok 0"
+	node_is apex_0 ALIVE
+	"$APEX_TESTS/apex-demo" /dev/apex_0 >/dev/null
+	node_is apex_0 ALIVE
+}
+
+# killed_chip0: the host has been asked to kill apexsim 0 (no control
+# channel is left to ask it anything).
+killed_chip0() {
+	wait_until 60 node_is apex_0 DEAD || node_is apex_0 DEAD
+	chip_gone 0 apex_0 kill
+}
+
+unload_dead() {
+	modprobe -r apex gasket || fail "modprobe -r apex gasket failed"
+	! module_loaded apex || fail "apex still loaded"
+	! module_loaded gasket || fail "gasket still loaded"
+	! compgen -G '/dev/apex_*' >/dev/null || fail "nodes left: $(ls /dev/apex_*)"
+}
+
+# reprobe_dead ADDR...: loading apex again probes none of the dead chips,
+# each probe fails with a kernel message naming the chip.
+reprobe_dead() {
+	local addr
+	kmsg_mark reprobe
+	modprobe apex || fail "modprobe apex failed"
+	udevadm settle -t 30 || true
+	module_loaded apex || fail "apex is not loaded"
+	! compgen -G '/dev/apex_*' >/dev/null || fail "nodes of dead chips: $(ls /dev/apex_*)"
+	! compgen -G '/sys/class/apex/apex_*' >/dev/null ||
+		fail "class devices of dead chips: $(ls /sys/class/apex/)"
+	for addr in "$@"; do
+		[ ! -e "/sys/bus/pci/devices/$addr/driver" ] || fail "$addr is bound to a driver"
+		dmesg_logged reprobe "$addr: .*(did not|not done|failed)"
+	done
+}
+
+export -f chip_ctl node_attr node_is node_is_chip two_chips \
+	chip_gone remove_chip1 chip0_unaffected killed_chip0 unload_dead reprobe_dead
+
+# run_removal_checks: the whole sequence, as TAP lines. With one chip (run
+# with APEX_DEVICES=1) the removal of chip 1 is reported as skipped.
+run_removal_checks() {
+	local addrs
+	if [ ! -c /dev/apex_0 ]; then
+		for t in "surprise removal of chip 1" "apexsim 0 killed by the host" \
+			"modules unload and reprobe after the chips died"; do
+			tap_dep_fail "$t" "/dev/apex_0 exists"
+		done
+		return 0
+	fi
+	addrs=$(lspci -D -n -d "$APEX_PCI_ID" | awk '{ print $1 }' | xargs)
+	if [ -e /dev/virtio-ports/org.apex.ctl.1 ]; then
+		tap_check "two chips: apex_0 and apex_1, by-path links, each its own apexsim" two_chips
+		tap_check -t 90 "surprise removal of chip 1 (apexsim remove): apex_1 DEAD, open fails with ETIMEDOUT, logged" \
+			remove_chip1
+		tap_check -t 90 "apex_0 unaffected by the removal: ALIVE, test-engine round trip" chip0_unaffected
+	else
+		tap_skip "surprise removal of chip 1" "one emulated chip only (APEX_DEVICES=1)"
+	fi
+	tap_diag "apex-vmtest: request kill-apexsim 0"
+	tap_check -t 120 "apexsim 0 killed by the host (SIGKILL): apex_0 DEAD, open fails with ETIMEDOUT, logged" \
+		killed_chip0
+	tap_check -t 120 "modprobe -r apex gasket with dead chips" unload_dead
+	# shellcheck disable=SC2086	# one address per word
+	tap_check -t 180 "modprobe apex again: the dead chips are not probed, each failure logged" \
+		reprobe_dead $addrs
+}

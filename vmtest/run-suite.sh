@@ -14,7 +14,7 @@
 #
 # Logs stay in results/<timestamp>-<suite>/. Environment:
 #   APEX_TIMEOUT   seconds before the guest is killed (default 1800)
-#   APEX_DEVICES   emulated Apex chips (default 1)
+#   APEX_DEVICES   emulated Apex chips (default 2: stage2 unplugs one, kills the other)
 #   APEX_PREBUILT  1 = apexsim, build/guest, build/deb and build/deb-upgrade
 #                  are up to date
 #   APEX_KEEP      1 = keep the guest's disks (overlay, seed, test disk)
@@ -70,7 +70,7 @@ fi
 status=0
 "$here/qemu/launch.sh" --run-dir "$run_dir" "${boot[@]}" \
 	--seed "$run_dir/seed.img" --test-disk "$run_dir/apextest.img" \
-	--devices "${APEX_DEVICES:-1}" --timeout "${APEX_TIMEOUT:-1800}" || status=$?
+	--devices "${APEX_DEVICES:-2}" --timeout "${APEX_TIMEOUT:-1800}" || status=$?
 [ "${APEX_KEEP:-0}" = 1 ] || rm -f "$run_dir/overlay.qcow2" "$run_dir/seed.img" "$run_dir/apextest.img"
 
 [ "$kernel" != "?" ] || kernel=$(sed -n 's/^# apex-vmtest: stage1 start (kernel \(.*\))$/\1/p' \

@@ -75,6 +75,7 @@ chip0_unaffected() {
 # killed_chip0: the host has been asked to kill apexsim 0 (no control
 # channel is left to ask it anything).
 killed_chip0() {
+	kmsg_mark kill
 	wait_until 60 node_is apex_0 DEAD || node_is apex_0 DEAD
 	chip_gone 0 apex_0 kill
 }
@@ -99,7 +100,7 @@ reprobe_dead() {
 		fail "class devices of dead chips: $(ls /sys/class/apex/)"
 	for addr in "$@"; do
 		[ ! -e "/sys/bus/pci/devices/$addr/driver" ] || fail "$addr is bound to a driver"
-		dmesg_logged reprobe "$addr: .*(did not|not done|failed)"
+		dmesg_logged reprobe "$addr: .*(did not|not done|failed|error)"
 	done
 }
 

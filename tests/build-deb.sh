@@ -12,25 +12,19 @@
 set -euo pipefail
 
 source "$(dirname "$0")/../vmtest/lib/common.sh"
+source "$(dirname "$0")/lib/pkg-build.sh"
 top=$apex_top
 
-version=
-outdir=$top/build/deb
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--version) version=${2:?--version needs a value}; shift 2 ;;
-	--outdir) outdir=${2:?--outdir needs a directory}; shift 2 ;;
-	*) apex_die "usage: $0 [--version VERSION] [--outdir DIR]" ;;
-	esac
-done
+pkg_args "$top/build/deb" "$@"
+[ ${#pkg_rest[@]} -eq 0 ] ||
+	apex_die "usage: $0 [--version VERSION] [--outdir DIR]"
 
 apex_need dpkg-buildpackage dpkg-dev
 apex_need dpkg-scanpackages dpkg-dev
 apex_need dh debhelper
 apex_need dh_dkms dh-dkms
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+pkg_workdir
 
 apex_stage "deb: copying the tree"
 apex_copy_tree "$work/apex-dkms"
@@ -49,17 +43,10 @@ fi
 version=$(dpkg-parsechangelog -S Version)
 
 apex_stage "deb: dpkg-buildpackage -us -uc -b (apex-dkms $version)"
-log=$work/build.log
-if ! dpkg-buildpackage -us -uc -b >"$log" 2>&1; then
-	tail -n 40 "$log" >&2
-	apex_die "dpkg-buildpackage failed (last 40 lines above)"
-fi
+pkg_build dpkg-buildpackage dpkg-buildpackage -us -uc -b
 
 deb=apex-dkms_${version}_all.deb
-[ -f "$work/$deb" ] || apex_die "dpkg-buildpackage did not produce $deb"
-rm -rf "$outdir"
-mkdir -p "$outdir"
-cp "$work/$deb" "$outdir/"
+pkg_publish dpkg-buildpackage "$work/$deb"
 (cd "$outdir" && dpkg-scanpackages --multiversion . /dev/null >Packages 2>/dev/null)
 grep -q "^Package: apex-dkms$" "$outdir/Packages" ||
 	apex_die "dpkg-scanpackages wrote no entry for $deb"

@@ -9,17 +9,12 @@
 set -euo pipefail
 
 source "$(dirname "$0")/../vmtest/lib/common.sh"
+source "$(dirname "$0")/lib/pkg-build.sh"
 top=$apex_top
 
-version=
-outdir=$top/build/rpm
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--version) version=${2:?--version needs a value}; shift 2 ;;
-	--outdir) outdir=${2:?--outdir needs a directory}; shift 2 ;;
-	*) apex_die "usage: $0 [--version VERSION] [--outdir DIR]" ;;
-	esac
-done
+pkg_args "$top/build/rpm" "$@"
+[ ${#pkg_rest[@]} -eq 0 ] ||
+	apex_die "usage: $0 [--version VERSION] [--outdir DIR]"
 
 apex_need rpmbuild rpm
 
@@ -32,8 +27,7 @@ packager=$(sed -n 's/^ -- \(.*>\)  .*/\1/p' "$changelog" | head -n 1)
 	apex_die "cannot read the version and maintainer from $changelog"
 name=apex-dkms-$version
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+pkg_workdir
 mkdir -p "$work/SOURCES" "$work/BUILD" "$work/RPMS" "$work/SRPMS"
 
 apex_stage "rpm: tarball of the tree ($name.tar.gz)"
@@ -41,19 +35,12 @@ apex_copy_tree "$work/$name"
 tar -C "$work" -czf "$work/SOURCES/$name.tar.gz" "$name"
 
 apex_stage "rpm: rpmbuild -bb rpm/apex-dkms.spec"
-log=$work/build.log
-if ! rpmbuild -bb \
+pkg_build rpmbuild rpmbuild -bb \
 	--define "_topdir $work" \
 	--define "apex_version $version" \
 	--define "packager $packager" \
-	"$work/$name/rpm/apex-dkms.spec" >"$log" 2>&1; then
-	tail -n 40 "$log" >&2
-	apex_die "rpmbuild failed (last 40 lines above)"
-fi
+	"$work/$name/rpm/apex-dkms.spec"
 
 rpm=$work/RPMS/noarch/$name-1.noarch.rpm
-[ -f "$rpm" ] || apex_die "rpmbuild did not produce $(basename "$rpm")"
-rm -rf "$outdir"
-mkdir -p "$outdir"
-cp "$rpm" "$outdir/"
+pkg_publish rpmbuild "$rpm"
 apex_stage "rpm: $outdir/$(basename "$rpm")"

@@ -175,6 +175,42 @@ fi
 if [ -z "$left" ] && ! registered "$UV"; then pass "rpm -e leaves nothing"; else fail "rpm -e leaves nothing" "$out $left"; fi
 EOF
 
+# in_overlay ROOT OV CMD...: run CMD with a throwaway overlay of ROOT at
+# OV/merged, with /dev, /proc and $work/pkgs (at /pkgs) in it. The private
+# mount namespace takes the overlay and its mounts with it when CMD ends.
+in_overlay() {
+	local root=$1 ov=$2
+	shift 2
+	mkdir -p "$ov/upper" "$ov/work" "$ov/merged"
+	unshare --mount --propagation private bash -euc '
+		root=$1 ov=$2 pkgs=$3
+		shift 3
+		mount -t overlay overlay -o "lowerdir=$root,upperdir=$ov/upper,workdir=$ov/work" "$ov/merged"
+		mount --rbind /dev "$ov/merged/dev"
+		mount -t proc proc "$ov/merged/proc"
+		mkdir -p "$ov/merged/pkgs"
+		mount --bind "$pkgs" "$ov/merged/pkgs"
+		"$@"
+	' sh "$root" "$ov" "$work/pkgs" "$@"
+}
+
+# tally SUITE WHAT LAST OUT: count the "ok"/"not ok" lines of OUT, the
+# output of the checks WHAT; no LAST check means they stopped early.
+tally() {
+	local suite=$1 what=$2 last=$3 out=$4 line
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) passed=$((passed + 1)); echo "PASS $suite: ${line#ok }" ;;
+		"not ok "*) failed=$((failed + 1)); echo "FAIL $suite: ${line#not ok }" ;;
+		*) echo "    $line" ;;
+		esac
+	done <<<"$out"
+	if ! grep -Eq "^(not )?ok $last" <<<"$out"; then
+		failed=$((failed + 1))
+		echo "FAIL $suite: the $what did not run to the end"
+	fi
+}
+
 passed=0
 failed=0
 for suite in "${suites[@]}"; do
@@ -185,29 +221,10 @@ for suite in "${suites[@]}"; do
 	fi
 	apex_stage "$suite: install, upgrade, purge in an overlay of $root"
 	ov=$work/$suite
-	mkdir -p "$ov/upper" "$ov/work" "$ov/merged"
-	# Private mount namespace: the overlay and its mounts vanish with it.
-	out=$(unshare --mount --propagation private bash -euc '
-		root=$1 ov=$2 pkgs=$3 V=$4 UV=$5
-		mount -t overlay overlay -o "lowerdir=$root,upperdir=$ov/upper,workdir=$ov/work" "$ov/merged"
-		mount --rbind /dev "$ov/merged/dev"
-		mount -t proc proc "$ov/merged/proc"
-		mkdir -p "$ov/merged/pkgs"
-		mount --bind "$pkgs" "$ov/merged/pkgs"
-		chroot "$ov/merged" /usr/bin/env -i LC_ALL=C HOME=/root \
-			PATH=/usr/sbin:/usr/bin:/sbin:/bin sh /pkgs/checks.sh "$V" "$UV"
-	' sh "$root" "$ov" "$work/pkgs" "$version" "$upversion" 2>&1) || true
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) passed=$((passed + 1)); echo "PASS $suite: ${line#ok }" ;;
-		"not ok "*) failed=$((failed + 1)); echo "FAIL $suite: ${line#not ok }" ;;
-		*) echo "    $line" ;;
-		esac
-	done <<<"$out"
-	if ! grep -Eq '^(not )?ok purge leaves nothing' <<<"$out"; then
-		failed=$((failed + 1))
-		echo "FAIL $suite: the checks did not run to the end"
-	fi
+	out=$(in_overlay "$root" "$ov" chroot "$ov/merged" /usr/bin/env -i \
+		LC_ALL=C HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		sh /pkgs/checks.sh "$version" "$upversion" 2>&1) || true
+	tally "$suite" checks "purge leaves nothing" "$out"
 	rm -rf --one-file-system "$ov" "$work"/pkgs/*.log
 
 	# The RPM requires shadow-utils (groupadd) for %pre; rpm --nodeps
@@ -218,27 +235,9 @@ for suite in "${suites[@]}"; do
 		continue
 	fi
 	apex_stage "$suite: the RPM's scriptlets with this suite's dkms"
-	mkdir -p "$ov/upper" "$ov/work" "$ov/merged"
-	out=$(unshare --mount --propagation private bash -euc '
-		root=$1 ov=$2
-		mount -t overlay overlay -o "lowerdir=$root,upperdir=$ov/upper,workdir=$ov/work" "$ov/merged"
-		mount --rbind /dev "$ov/merged/dev"
-		mount -t proc proc "$ov/merged/proc"
-		shift 2
-		bash "$@"
-	' sh "$root" "$ov" "$work/rpm-checks.sh" "$ov/merged" "$version" "$upversion" "$work/pkgs" 2>&1) || true
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) passed=$((passed + 1)); echo "PASS $suite: ${line#ok }" ;;
-		"not ok "*) failed=$((failed + 1)); echo "FAIL $suite: ${line#not ok }" ;;
-		*) echo "    $line" ;;
-		esac
-	done <<<"$out"
-	if ! grep -Eq '^(not )?ok rpm -e leaves nothing' <<<"$out"; then
-		failed=$((failed + 1))
-		echo "FAIL $suite: the RPM checks did not run to the end"
-		tail -n 20 <<<"$out" | sed 's/^/    /'
-	fi
+	out=$(in_overlay "$root" "$ov" bash "$work/rpm-checks.sh" "$ov/merged" \
+		"$version" "$upversion" "$work/pkgs" 2>&1) || true
+	tally "$suite" "RPM checks" "rpm -e leaves nothing" "$out"
 	rm -rf --one-file-system "$ov"
 done
 

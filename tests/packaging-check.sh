@@ -209,11 +209,16 @@ deb_scripts() {
 	done
 }
 
-deb_paths() {
+# only_paths DIR ERE: every file below DIR, as a relative path, matches ERE.
+only_paths() {
 	local bad
-	bad=$(cd "$work/deb" && find . ! -type d -printf '%P\n' | grep -vE \
-		"^($srcdir/.+|lib/udev/rules\.d/60-apex\.rules|lib/modprobe\.d/apex\.conf|usr/lib/sysusers\.d/apex-dkms\.conf|usr/share/doc/apex-dkms/(README\.md(\.gz)?|changelog\.gz|copyright))$" || true)
+	bad=$(cd "$1" && find . ! -type d -printf '%P\n' | grep -vE "^($2)$" || true)
 	[ -z "$bad" ] || { echo "unexpected files:"; echo "$bad"; return 1; }
+}
+
+deb_paths() {
+	only_paths "$work/deb" \
+		"$srcdir/.+|lib/udev/rules\.d/60-apex\.rules|lib/modprobe\.d/apex\.conf|usr/lib/sysusers\.d/apex-dkms\.conf|usr/share/doc/apex-dkms/(README\.md(\.gz)?|changelog\.gz|copyright)"
 }
 
 # --- the packaging sources --------------------------------------------------
@@ -396,10 +401,8 @@ rpm_config_files() {
 }
 
 rpm_paths() {
-	local bad
-	bad=$(cd "$work/rpm" && find . ! -type d -printf '%P\n' | grep -vE \
-		"^($srcdir/.+|usr/lib/udev/rules\.d/60-apex\.rules|usr/lib/modprobe\.d/apex\.conf|usr/lib/sysusers\.d/apex-dkms\.conf|usr/share/doc/apex-dkms(-$version)?/README\.md)$" || true)
-	[ -z "$bad" ] || { echo "unexpected files:"; echo "$bad"; return 1; }
+	only_paths "$work/rpm" \
+		"$srcdir/.+|usr/lib/udev/rules\.d/60-apex\.rules|usr/lib/modprobe\.d/apex\.conf|usr/lib/sysusers\.d/apex-dkms\.conf|usr/share/doc/apex-dkms(-$version)?/README\.md"
 }
 
 rpm_scripts() {

@@ -114,8 +114,11 @@ kill_sim() {
 	fi
 	if [ -z "${sim_ended[$n]:-}" ]; then
 		sim_expect[n]=signal:KILL
-		kill -KILL "${sim_pids[$n]}" 2>/dev/null || true
-		end_sim "$n"
+		# Quiet: bash would report the death of its background job.
+		{
+			kill -KILL "${sim_pids[$n]}" || true
+			end_sim "$n"
+		} 2>/dev/null
 	fi
 	apex_stage "apexsim $n killed as the guest asked: ${sim_ended[$n]}"
 }

@@ -81,6 +81,9 @@ FAKE_TAP='# apex-vmtest: stage2 start\nok 1 - x\n' launch clean &
 wait
 
 result "$(cat "$work/killed.rc")" "launch.sh: the guest powered off (fake QEMU exit 0)" "$(cat "$work/killed.launch")"
+result "$(grep -q 'apexsim 0 killed as the guest asked: signal:KILL' "$work/killed.launch" &&
+	echo 0 || echo 1)" \
+	"launch.sh: reports the kill it carried out" "$(cat "$work/killed.launch")"
 result "$([ "$(sort "$work/killed/apexsim.status")" = "$(printf '0 signal:KILL signal:KILL\n1 signal:SEGV exit:0')" ] && echo 0 || echo 1)" \
 	"launch.sh: apexsim.status has the requested kill and the crash" "$(cat "$work/killed/apexsim.status")"
 result "$(has killed '^  PASS host +apexsim 0 killed with SIGKILL as the guest asked$' && echo 0 || echo 1)" \

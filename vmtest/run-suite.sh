@@ -13,7 +13,8 @@
 # distribution's mirror; our local repository is added next to its sources.
 #
 # Logs stay in results/<timestamp>-<suite>/. Environment:
-#   APEX_TIMEOUT   seconds before the guest is killed (default 1800)
+#   APEX_TIMEOUT   seconds before the guest is killed (default 1800; trixie,
+#                  which also installs a second kernel: 2700)
 #   APEX_DEVICES   emulated Apex chips (default 2: stage2 unplugs one, kills the other)
 #   APEX_PREBUILT  1 = apexsim, build/guest, build/deb and build/deb-upgrade
 #                  are up to date
@@ -49,10 +50,14 @@ fi
 # installs the trixie-backports kernel (a user's next step on trixie), which
 # must get the modules built by dkms autoinstall.
 disk_opts=(--upgrade "$apex_top/build/deb-upgrade")
+timeout=1800
 if [ "$suite" = trixie ] && [ -z "$cloud_image" ]; then
 	kernel_debs=$("$here/image/fetch-kernel.sh" trixie trixie-backports 2>>"$log") ||
 		apex_die "$suite: fetching the trixie-backports kernel failed (log: $log)"
 	disk_opts+=(--kernel "$kernel_debs")
+	# Installing that kernel, its DKMS build and initramfs took 633 s of
+	# guest time under TCG.
+	timeout=2700
 fi
 "$here/image/build-testdisk.sh" "${disk_opts[@]}" "$run_dir/apextest.img" \
 	"$apex_top/build/deb" "$apex_top/build/guest"
@@ -70,7 +75,7 @@ fi
 status=0
 "$here/qemu/launch.sh" --run-dir "$run_dir" "${boot[@]}" \
 	--seed "$run_dir/seed.img" --test-disk "$run_dir/apextest.img" \
-	--devices "${APEX_DEVICES:-2}" --timeout "${APEX_TIMEOUT:-1800}" || status=$?
+	--devices "${APEX_DEVICES:-2}" --timeout "${APEX_TIMEOUT:-$timeout}" || status=$?
 [ "${APEX_KEEP:-0}" = 1 ] || rm -f "$run_dir/overlay.qcow2" "$run_dir/seed.img" "$run_dir/apextest.img"
 
 [ "$kernel" != "?" ] || kernel=$(sed -n 's/^# apex-vmtest: stage1 start (kernel \(.*\))$/\1/p' \

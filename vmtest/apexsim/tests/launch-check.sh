@@ -12,18 +12,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 vmtest=$(cd "$here/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-pass=0 failn=0
-
-result() {
-	if [ "$1" = 0 ]; then
-		pass=$((pass + 1))
-		echo "ok - $2"
-	else
-		failn=$((failn + 1))
-		echo "not ok - $2"
-		[ -z "${3:-}" ] || sed 's/^/#   /' <<<"$3"
-	fi
-}
+# shellcheck source=../../lib/checks.sh
+source "$vmtest/lib/checks.sh"
 
 # The fake QEMU writes $FAKE_TAP to the results file, optionally sends
 # $FAKE_SIGNAL to the apexsim of control socket ctl-$FAKE_VICTIM.sock (found
@@ -104,5 +94,4 @@ rm -f "$work/clean/apexsim.status"
 result "$(has clean '^  FAIL host +apexsim exit statuses recorded' && echo 0 || echo 1)" \
 	"check-run.sh: a run without apexsim.status fails" "$(cat "$work/clean.checks")"
 
-echo "$pass passed, $failn failed"
-[ "$failn" = 0 ]
+checks_done

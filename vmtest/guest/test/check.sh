@@ -12,18 +12,8 @@ build=${1:?usage: check.sh BUILD_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-pass=0 failn=0
-
-result() {
-	if [ "$1" = 0 ]; then
-		pass=$((pass + 1))
-		echo "ok - $2"
-	else
-		failn=$((failn + 1))
-		echo "not ok - $2"
-		[ -z "${3:-}" ] || sed 's/^/#   /' <<<"$3"
-	fi
-}
+# shellcheck source=../../lib/checks.sh
+source "$here/../../lib/checks.sh"
 
 check() {
 	local name=$1 out rc=0
@@ -157,5 +147,4 @@ for f in stage1 stage2 tap.sh lib.sh pkg.sh thermal.sh tunables.sh faults.sh rem
 	check "bash -n $f" bash -n "$build/$f"
 done
 
-echo "$pass passed, $failn failed"
-[ "$failn" = 0 ]
+checks_done

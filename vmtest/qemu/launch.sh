@@ -67,31 +67,30 @@ sim_pids=()
 sim_expect=()	# how apexsim N should end: exit:0, or signal:KILL once asked for
 sim_ended=()
 qemu_pid=
-stop_pid() {
-	local pid=$1 i
-	kill "$pid" 2>/dev/null || return 0
+# wait_gone PID: give PID up to 5 s to exit.
+wait_gone() {
+	local i
 	for i in $(seq 50); do
-		kill -0 "$pid" 2>/dev/null || break
+		kill -0 "$1" 2>/dev/null || return 0
 		sleep 0.1
 	done
+}
+stop_pid() {
+	local pid=$1
+	kill "$pid" 2>/dev/null || return 0
+	wait_gone "$pid"
 	kill -KILL "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 }
 # end_sim N: reap apexsim N, which exits by itself once QEMU has gone
 # (stopped with SIGTERM, then SIGKILL, if not), and record how it ended.
 end_sim() {
-	local n=$1 pid=${sim_pids[$1]} i rc=0 ended
+	local n=$1 pid=${sim_pids[$1]} rc=0 ended
 	[ -z "${sim_ended[$n]:-}" ] || return 0
-	for i in $(seq 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_gone "$pid"
 	if kill "$pid" 2>/dev/null; then
 		echo "launch.sh: apexsim $n still ran after QEMU, sent SIGTERM" >>"$run_dir/apexsim-$n.log"
-		for i in $(seq 50); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
+		wait_gone "$pid"
 		kill -KILL "$pid" 2>/dev/null || true
 	fi
 	wait "$pid" 2>/dev/null || rc=$?

@@ -13,6 +13,12 @@ re_escape() {
 	sed 's/[][\\.*^$+?(){}|/]/\\&/g' <<<"$1"
 }
 
+# status_says_installed OUT VERSION KERNEL: `dkms status` output OUT has apex
+# VERSION installed for KERNEL (dkms 2.8 writes "apex, V, K", 3.x "apex/V, K").
+status_says_installed() {
+	grep -Eq "^apex[/,] ?$(re_escape "$2"), $(re_escape "$3"), x86_64: installed( \(.*\))?$" <<<"$1"
+}
+
 pkg_version() {
 	dpkg-query -W -f='${Version}' apex-dkms 2>/dev/null
 }
@@ -45,7 +51,7 @@ dkms_installed() {
 	out=$(dkms status -m apex -v "$v" -k "$k" 2>&1)
 	echo "$out"
 	[ "$(grep -c . <<<"$out")" = 1 ] || fail "want one dkms status line"
-	grep -Eq "^apex[/,] ?$(re_escape "$v"), $(re_escape "$k"), x86_64: installed( \(.*\))?$" <<<"$out" ||
+	status_says_installed "$out" "$v" "$k" ||
 		fail "dkms status does not say installed for $k"
 }
 
@@ -174,7 +180,7 @@ upgraded_dkms_ok() {
 	out=$(dkms status -m apex 2>&1)
 	echo "$out"
 	[ "$(grep -c . <<<"$out")" = 1 ] || fail "dkms knows more than one apex"
-	grep -Eq "^apex[/,] ?$(re_escape "$new"), $(re_escape "$k"), x86_64: installed( \(.*\))?$" <<<"$out" ||
+	status_says_installed "$out" "$new" "$k" ||
 		fail "dkms status does not show $new installed for $k"
 	[ ! -e "/usr/src/apex-$old" ] || fail "/usr/src/apex-$old is still there"
 	[ ! -e "/var/lib/dkms/apex/$old" ] || fail "/var/lib/dkms/apex/$old is still there"
@@ -242,7 +248,7 @@ new_kernel_dkms_ok() {
 	v=$(pkg_version) k=$(new_kernel)
 	out=$(dkms status -m apex -v "$v" -k "$k" 2>&1)
 	echo "$out"
-	grep -Eq "^apex[/,] ?$(re_escape "$v"), $(re_escape "$k"), x86_64: installed( \(.*\))?$" <<<"$out" ||
+	status_says_installed "$out" "$v" "$k" ||
 		fail "dkms status does not say installed for $k"
 }
 
@@ -278,7 +284,7 @@ purged_clean() {
 	! modinfo gasket >/dev/null 2>&1 || fail "modinfo still finds gasket: $(modinfo -n gasket)"
 }
 
-export -f re_escape pkg_version pkg_update pkg_install pkg_installed group_is_system dkms_installed \
+export -f re_escape status_says_installed pkg_version pkg_update pkg_install pkg_installed group_is_system dkms_installed \
 	module_files_installed module_alias_ok params_described modprobe_conf_complete \
 	upgrade_deb apt_logged no_dpkg_errors pkg_upgrade upgraded_dkms_ok modules_rebuilt \
 	loaded_is_on_disk config_kept new_kernel kernel_install new_kernel_dkms_ok new_kernel_modinfo_ok \

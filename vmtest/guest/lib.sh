@@ -34,7 +34,8 @@ wait_until() {
 	done
 }
 
-# ctl COMMAND...: one request on device 0's apexsim control channel.
+# ctl [-d N] COMMAND...: one request on apexsim's control channel (chip 0,
+# or chip N).
 ctl() {
 	"$APEX_TESTS/apex-ctl" -t 10 "$@"
 }

@@ -8,13 +8,6 @@
 # and says so -- never a hang or a kernel warning, and a chip must not be
 # affected by the other one's removal.
 
-# chip_ctl N COMMAND...: one request on chip N's control channel.
-chip_ctl() {
-	local n=$1
-	shift
-	"$APEX_TESTS/apex-ctl" -t 10 -d "$n" "$@"
-}
-
 # node_attr NODE ATTR: a sysfs attribute of /dev/NODE.
 node_attr() {
 	cat "/sys/class/apex/$1/$2"
@@ -27,7 +20,7 @@ node_is() {
 # node_is_chip N: apex_N is the chip apexsim N serves (same unique id).
 node_is_chip() {
 	local sim
-	sim=$(chip_ctl "$1" get unique_id) || return 1
+	sim=$(ctl -d "$1" get unique_id) || return 1
 	expect_eq "apex_$1 unique_id" "ok $(node_attr "apex_$1" unique_id)" "$sim"
 }
 
@@ -59,14 +52,14 @@ chip_gone() {
 
 remove_chip1() {
 	kmsg_mark remove
-	expect_eq "apexsim 1: remove" "$(chip_ctl 1 remove)" ok
-	expect_eq "apexsim 1: get removed" "$(chip_ctl 1 get removed)" "ok 1"
+	expect_eq "apexsim 1: remove" "$(ctl -d 1 remove)" ok
+	expect_eq "apexsim 1: get removed" "$(ctl -d 1 get removed)" "ok 1"
 	chip_gone 1 apex_1 remove
 }
 
 # The other chip did not notice: its own apexsim, a full session, a copy.
 chip0_unaffected() {
-	expect_eq "apexsim 0: get removed" "$(chip_ctl 0 get removed)" "ok 0"
+	expect_eq "apexsim 0: get removed" "$(ctl -d 0 get removed)" "ok 0"
 	node_is apex_0 ALIVE
 	"$APEX_TESTS/apex-demo" /dev/apex_0 >/dev/null
 	node_is apex_0 ALIVE
@@ -104,7 +97,7 @@ reprobe_dead() {
 	done
 }
 
-export -f chip_ctl node_attr node_is node_is_chip two_chips \
+export -f node_attr node_is node_is_chip two_chips \
 	chip_gone remove_chip1 chip0_unaffected killed_chip0 unload_dead reprobe_dead
 
 # run_removal_checks: the whole sequence, as TAP lines. With one chip (run

@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# SPDX-License-Identifier: GPL-2.0-only
 # Counting for the host-side check scripts (sourced): one "ok - NAME" or
 # "not ok - NAME" line per check, and the closing "N passed, N failed".
 pass=0 failn=0

@@ -26,6 +26,12 @@
 # signal:NAME, or none for a chip that does not exist); vmtest/check-run.sh
 # fails the run where ENDED differs from EXPECTED.
 #
+# The guest may also ask for a power cycle ("# apex-vmtest: request
+# power-cycle"): once it has powered off, fresh apexsims and a new QEMU boot
+# the same overlay disk again, and the logs go on. (A reset inside QEMU is
+# no substitute once an apexsim has gone: QEMU 11.1 aborts with "vfio: DMA
+# mapping failed" when the firmware remaps memory after the reset.)
+#
 # Exit status: 0 when the guest powered off, 124 on timeout, else QEMU's.
 # Every process started here is stopped on exit, including Ctrl-C.
 set -euo pipefail
@@ -229,35 +235,43 @@ auto)
 *) apex_die "APEX_ACCEL must be tcg, kvm or auto" ;;
 esac
 
-# One apexsim per chip; QEMU needs their sockets listening before it starts.
-for n in $(seq 0 $((devices - 1))); do
-	"$apexsim" --socket "$sock_dir/sim-$n.sock" --control "$sock_dir/ctl-$n.sock" \
-		--log "$run_dir/apexsim-$n.log" >>"$run_dir/apexsim-$n.log" 2>&1 &
-	sim_pids+=($!)
-	sim_expect+=(exit:0)
-done
-: >"$run_dir/apexsim.status"
-for n in $(seq 0 $((devices - 1))); do
-	for i in $(seq 100); do
-		[ -S "$sock_dir/sim-$n.sock" ] && [ -S "$sock_dir/ctl-$n.sock" ] && break
-		kill -0 "${sim_pids[$n]}" 2>/dev/null ||
-			apex_die "apexsim $n exited at start: $(tail -n 5 "$run_dir/apexsim-$n.log")"
-		sleep 0.1
+# start_sims: one apexsim per chip, each a fresh chip; QEMU needs their
+# sockets listening before it starts.
+start_sims() {
+	local n i
+	sim_pids=() sim_expect=() sim_ended=()
+	for n in $(seq 0 $((devices - 1))); do
+		# A killed apexsim leaves its sockets behind.
+		rm -f "$sock_dir/sim-$n.sock" "$sock_dir/ctl-$n.sock"
+		"$apexsim" --socket "$sock_dir/sim-$n.sock" --control "$sock_dir/ctl-$n.sock" \
+			--log "$run_dir/apexsim-$n.log" >>"$run_dir/apexsim-$n.log" 2>&1 &
+		sim_pids+=($!)
+		sim_expect+=(exit:0)
 	done
-	[ -S "$sock_dir/sim-$n.sock" ] ||
-		apex_die "apexsim $n did not create its sockets in 10 s (log: $run_dir/apexsim-$n.log)"
-done
+	for n in $(seq 0 $((devices - 1))); do
+		for i in $(seq 100); do
+			[ -S "$sock_dir/sim-$n.sock" ] && [ -S "$sock_dir/ctl-$n.sock" ] && break
+			kill -0 "${sim_pids[$n]}" 2>/dev/null ||
+				apex_die "apexsim $n exited at start: $(tail -n 5 "$run_dir/apexsim-$n.log")"
+			sleep 0.1
+		done
+		[ -S "$sock_dir/sim-$n.sock" ] ||
+			apex_die "apexsim $n did not create its sockets in 10 s (log: $run_dir/apexsim-$n.log)"
+	done
+}
+: >"$run_dir/apexsim.status"
+start_sims
 
 args=(
 	-machine q35,memory-backend=mem -accel "$accel" -smp 2 -m 2G
 	-object memory-backend-memfd,id=mem,size=2G,share=on
 	-nodefaults -no-user-config -display none
-	-chardev "file,id=con,path=$(qpath "$run_dir/console.log")" -serial chardev:con
+	-chardev "file,id=con,append=on,path=$(qpath "$run_dir/console.log")" -serial chardev:con
 	-drive "file=$(qpath "$run_dir/overlay.qcow2"),format=qcow2,if=virtio"
 	-drive "file=$(qpath "$seed"),format=raw,if=virtio,readonly=on"
 	-device virtio-rng-pci
 	-device virtio-serial-pci,id=vser
-	-chardev "file,id=results,path=$(qpath "$run_dir/results.tap")"
+	-chardev "file,id=results,append=on,path=$(qpath "$run_dir/results.tap")"
 	-device virtserialport,bus=vser.0,chardev=results,name=org.apex.results
 )
 [ -z "$test_disk" ] ||
@@ -280,47 +294,63 @@ for n in $(seq 0 $((devices - 1))); do
 done
 
 printf '%q ' qemu-system-x86_64 "${args[@]}" >"$run_dir/qemu.cmdline"
-in_root qemu-system-x86_64 "${args[@]}" >>"$run_dir/qemu.log" 2>&1 &
-qemu_pid=$!
+start_qemu() {
+	in_root qemu-system-x86_64 "${args[@]}" >>"$run_dir/qemu.log" 2>&1 &
+	qemu_pid=$!
+}
+start_qemu
 apex_stage "guest booting ($accel, $devices emulated Apex, timeout ${timeout}s, console: $run_dir/console.log)"
 
 # Wait for power-off; report the guest's stage markers as they arrive and
 # act on its requests. Only complete lines count: the guest may be mid-line.
 start=$(date +%s)
 seen=0
-while kill -0 "$qemu_pid" 2>/dev/null; do
-	if [ $(($(date +%s) - start)) -ge "$timeout" ]; then
-		stop_pid "$qemu_pid"
-		qemu_pid=
+cycles=0
+while :; do
+	while kill -0 "$qemu_pid" 2>/dev/null; do
+		if [ $(($(date +%s) - start)) -ge "$timeout" ]; then
+			stop_pid "$qemu_pid"
+			qemu_pid=
+			echo "--- last 40 lines of $run_dir/console.log ---" >&2
+			tail -n 40 "$run_dir/console.log" >&2 || true
+			apex_stage "guest timed out after ${timeout}s and was killed"
+			exit 124
+		fi
+		if [ -f "$run_dir/results.tap" ]; then
+			lines=$(wc -l <"$run_dir/results.tap")
+			mapfile -t marks < <(head -n "$lines" "$run_dir/results.tap" |
+				grep -a '^# apex-vmtest: ' || true)
+			while [ "$seen" -lt "${#marks[@]}" ]; do
+				mark=${marks[$seen]#\# apex-vmtest: }
+				seen=$((seen + 1))
+				apex_stage "guest: $mark"
+				if [[ $mark =~ ^request\ kill-apexsim\ ([0-9]{1,3})$ ]]; then
+					kill_sim "$((10#${BASH_REMATCH[1]}))"
+				elif [ "$mark" = "request power-cycle" ]; then
+					cycles=$((cycles + 1))
+				fi
+			done
+		fi
+		sleep 2
+	done
+	rc=0
+	wait "$qemu_pid" || rc=$?
+	qemu_pid=
+	if [ "$rc" -ne 0 ]; then
+		echo "--- $run_dir/qemu.log ---" >&2
+		tail -n 20 "$run_dir/qemu.log" >&2
 		echo "--- last 40 lines of $run_dir/console.log ---" >&2
 		tail -n 40 "$run_dir/console.log" >&2 || true
-		apex_stage "guest timed out after ${timeout}s and was killed"
-		exit 124
+		apex_stage "QEMU exited with status $rc"
+		exit "$rc"
 	fi
-	if [ -f "$run_dir/results.tap" ]; then
-		lines=$(wc -l <"$run_dir/results.tap")
-		mapfile -t marks < <(head -n "$lines" "$run_dir/results.tap" |
-			grep -a '^# apex-vmtest: ' || true)
-		while [ "$seen" -lt "${#marks[@]}" ]; do
-			mark=${marks[$seen]#\# apex-vmtest: }
-			seen=$((seen + 1))
-			apex_stage "guest: $mark"
-			if [[ $mark =~ ^request\ kill-apexsim\ ([0-9]{1,3})$ ]]; then
-				kill_sim "$((10#${BASH_REMATCH[1]}))"
-			fi
-		done
-	fi
-	sleep 2
+	[ "$cycles" -gt 0 ] || break
+	cycles=$((cycles - 1))
+	for n in "${!sim_pids[@]}"; do
+		end_sim "$n"
+	done
+	start_sims
+	start_qemu
+	apex_stage "guest powered off after $(($(date +%s) - start))s and, as it asked, on again with fresh chips"
 done
-rc=0
-wait "$qemu_pid" || rc=$?
-qemu_pid=
-if [ "$rc" -ne 0 ]; then
-	echo "--- $run_dir/qemu.log ---" >&2
-	tail -n 20 "$run_dir/qemu.log" >&2
-	echo "--- last 40 lines of $run_dir/console.log ---" >&2
-	tail -n 40 "$run_dir/console.log" >&2 || true
-	apex_stage "QEMU exited with status $rc"
-	exit "$rc"
-fi
 apex_stage "guest powered off after $(($(date +%s) - start))s"

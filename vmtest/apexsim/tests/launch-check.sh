@@ -5,7 +5,8 @@
 # fake QEMU (a script) in place of the real one: a kill the guest asks for
 # on the results port is carried out with SIGKILL and passes, a crash
 # nobody asked for fails, a kill of a chip that does not exist fails, and
-# a run without requests passes with every apexsim ending with status 0.
+# a run without requests passes with every apexsim ending with status 0,
+# and a power cycle the guest asks for boots QEMU again with fresh apexsims.
 set -euo pipefail
 apexsim=$(realpath "${1:?usage: launch-check.sh APEXSIM}")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,9 +16,10 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck source=../../lib/checks.sh
 source "$vmtest/lib/checks.sh"
 
-# The fake QEMU writes $FAKE_TAP to the results file, optionally sends
-# $FAKE_SIGNAL to the apexsim of control socket ctl-$FAKE_VICTIM.sock (found
-# by its exact command line), waits a little, and "powers off".
+# The fake QEMU appends $FAKE_TAP to the results file ($FAKE_TAP_NEXT from
+# the second boot on), optionally sends $FAKE_SIGNAL to the apexsim of
+# control socket ctl-$FAKE_VICTIM.sock (found by its exact command line),
+# waits a little, and "powers off".
 mkdir -p "$work/bin"
 cat >"$work/bin/qemu-img" <<'EOF'
 #!/bin/bash
@@ -29,11 +31,15 @@ set -euo pipefail
 results= ctl=
 for a in "$@"; do
 	case $a in
-	file,id=results,path=*) results=${a#*path=} ;;
+	file,id=results,*path=*) results=${a#*path=} ;;
 	socket,id=ctl"${FAKE_VICTIM:-x}",path=*) ctl=${a#*path=} ;;
 	esac
 done
-printf '%b' "${FAKE_TAP:-}" >"$results"
+if [ -s "$results" ] && [ -n "${FAKE_TAP_NEXT:-}" ]; then
+	printf '%b' "$FAKE_TAP_NEXT" >>"$results"
+else
+	printf '%b' "${FAKE_TAP:-}" >>"$results"
+fi
 if [ -n "$ctl" ]; then
 	for p in /proc/[0-9]*; do
 		if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "--control $ctl "; then
@@ -63,11 +69,13 @@ has() {
 	grep -Eq "$2" "$work/$1.checks"
 }
 
-# The three guests run at once: most of their time is waiting.
+# The four guests run at once: most of their time is waiting.
 FAKE_TAP='# apex-vmtest: stage2 start\n# apex-vmtest: request kill-apexsim 0\n' \
 	FAKE_VICTIM=1 FAKE_SIGNAL=SEGV launch killed &
 FAKE_TAP='# apex-vmtest: request kill-apexsim 7\n' launch nochip &
 FAKE_TAP='# apex-vmtest: stage2 start\nok 1 - x\n' launch clean &
+FAKE_TAP='# apex-vmtest: stage3 start\n# apex-vmtest: request kill-apexsim 1\n# apex-vmtest: request power-cycle\n' \
+	FAKE_TAP_NEXT='# apex-vmtest: stage4 start\nok 1 - y\n' launch cycled &
 wait
 
 result "$(cat "$work/killed.rc")" "launch.sh: the guest powered off (fake QEMU exit 0)" "$(cat "$work/killed.launch")"
@@ -88,6 +96,14 @@ result "$([ "$(sort "$work/clean/apexsim.status")" = "$(printf '0 exit:0 exit:0\
 	"launch.sh: without requests every apexsim ends with status 0" "$(cat "$work/clean/apexsim.status")"
 result "$(has clean 'FAIL host +apexsim' && echo 1 || echo 0)" \
 	"check-run.sh: no apexsim failure without a crash or a request" "$(cat "$work/clean.checks")"
+
+result "$(cat "$work/cycled.rc")" "launch.sh: power cycle: the guest powered off in the end" "$(cat "$work/cycled.launch")"
+result "$([ "$(grep -c 'guest booting\|on again with fresh chips' "$work/cycled.launch")" = 2 ] &&
+	[ "$(grep -c 'apex-vmtest: stage[34] start' "$work/cycled/results.tap")" = 2 ] && echo 0 || echo 1)" \
+	"launch.sh: power cycle: QEMU boots twice, the results file goes on" \
+	"$(cat "$work/cycled.launch" "$work/cycled/results.tap")"
+result "$([ "$(cat "$work/cycled/apexsim.status")" = "$(printf '1 signal:KILL signal:KILL\n0 exit:0 exit:0\n0 exit:0 exit:0\n1 exit:0 exit:0')" ] && echo 0 || echo 1)" \
+	"launch.sh: power cycle: fresh apexsims, each generation's end recorded" "$(cat "$work/cycled/apexsim.status")"
 
 rm -f "$work/clean/apexsim.status"
 "$vmtest/check-run.sh" "$work/clean" 0 >"$work/clean.checks" 2>&1 || true

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # check-run.sh RUN_DIR [GUEST_STATUS]: judge one guest run from its files.
-#   results.tap  both stages' TAP, framed by the guest's
-#                "# apex-vmtest: stageN start" / "... exit STATUS" lines
+#   results.tap  the TAP of the guest's four stages (vmtest/guest/stage1..4),
+#                each framed by run-stages' "# apex-vmtest: stageN start" /
+#                "... exit STATUS" lines
 #   console.log  the serial console, scanned by console-check.sh
 #   apexsim.status  how each apexsim ended and how it should have (launch.sh):
 #                exit 0, or SIGKILL where the guest asked the host for a kill
@@ -19,9 +20,12 @@ guest_status=${2:-0}
 tap=$run_dir/results.tap
 console=$run_dir/console.log
 [ -f "$tap" ] || : >"$tap"
+# Every one of them must have run: install; after a reboot; (after kexec on
+# trixie) up to the purge; the cold boot after the purge.
+stages=4
 
 # One record per test and per stage check: "RESULT<TAB>WHERE<TAB>TEXT".
-awk -v guest_status="$guest_status" '
+awk -v guest_status="$guest_status" -v stages="$stages" '
 function finish(s,    n, i, missing) {
 	if (!(s in started))
 		return
@@ -86,7 +90,7 @@ END {
 	for (i = 1; i <= nstages; i++)
 		if (!done[order[i]]++)
 			finish(order[i])
-	for (s = 1; s <= 2; s++)
+	for (s = 1; s <= stages; s++)
 		if (!(("stage" s) in started))
 			printf "FAIL\thost\tstage%d TAP complete # no output from stage%d\n", s, s
 	if (guest_status == 124)

@@ -24,7 +24,7 @@ image=$("$here/image/build-image.sh" "$suite")
 guest=$(mktemp -d)
 trap 'rm -rf "$guest"' EXIT
 cp -a "$apex_top/build/guest/." "$guest/"
-rm -f "$guest/stage2"
+rm -f "$guest"/stage[2-9]
 install -m 0755 "$here/demo-guest.sh" "$guest/stage1"
 "$here/image/build-testdisk.sh" "$run_dir/apextest.img" "$apex_top/build/deb" "$guest"
 "$here/cloud-init/make-seed.sh" "$run_dir/seed.img"

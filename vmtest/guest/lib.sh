@@ -12,6 +12,14 @@ export APEX_TESTS
 export APEX_DEV=/dev/apex_0
 export APEX_SYSFS=/sys/class/apex/apex_0
 export APEX_PCI_ID=1ac1:089a
+# run-stages' state directory (which stages are done, what comes next).
+export APEX_STATE_DIR=${APEX_STATE_DIR:-/var/lib/apex-vmtest}
+
+# stage_next continue|reboot|kexec|poweroff: how run-stages ends this stage.
+stage_next() {
+	mkdir -p "$APEX_STATE_DIR"
+	echo "$1" >"$APEX_STATE_DIR/next"
+}
 
 # fail TEXT: explain a failed check (on stdout, shown as diagnostics).
 fail() {
@@ -157,6 +165,15 @@ driver_in_use() {
 		fail "lspci -k: $(lspci -k -d "$APEX_PCI_ID")"
 }
 
+# chips_without_driver: lspci lists at least one chip, none bound to a driver.
+chips_without_driver() {
+	local out
+	out=$(lspci -k -d "$APEX_PCI_ID")
+	echo "$out"
+	grep -q "\[$APEX_PCI_ID\]" <<<"$(lspci -nn -d "$APEX_PCI_ID")" || fail "lspci lists no $APEX_PCI_ID"
+	! grep -q 'Kernel driver in use' <<<"$out" || fail "a driver is bound"
+}
+
 # The sysfs attributes of the class device, with the values an idle,
 # freshly probed chip must show (names: src/Documentation/ABI).
 sysfs_sane() {
@@ -198,6 +215,13 @@ dmesg_clean() {
 	[ -z "$bad" ] || fail "$(dmesg | grep -E -B2 -A20 'WARNING:|BUG:|Oops|lockdep|UBSAN|general protection fault|Call Trace' | head -n 60)"
 }
 
+# no_failed_units: systemd reports no failed unit in this boot.
+no_failed_units() {
+	local failed
+	failed=$(systemctl --failed --no-legend --plain 2>&1) || fail "systemctl --failed: $failed"
+	[ -z "$failed" ] || fail "failed units: $failed"
+}
+
 # reload_modules [PARAM=VALUE...]: unload both modules, load apex (with
 # PARAMs) and wait for udev to create the node again.
 reload_modules() {
@@ -215,5 +239,5 @@ reload_modules() {
 export -f fail expect_eq wait_until ctl sysattr chip_get chip_is wait_chip chip_cmd \
 	kmsg_mark dmesg_after dmesg_logged irq_count irq_count_above hwmon_dir \
 	module_loaded modules_loaded \
-	chip_addr node_ok by_path_ok no_world_nodes lspci_shows_chip driver_in_use \
-	sysfs_sane open_as dmesg_clean reload_modules
+	chip_addr node_ok by_path_ok no_world_nodes lspci_shows_chip driver_in_use chips_without_driver \
+	sysfs_sane open_as dmesg_clean no_failed_units reload_modules

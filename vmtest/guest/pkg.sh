@@ -266,6 +266,37 @@ new_kernel_modinfo_ok() {
 	done
 }
 
+# kexec_load: kexec-tools from the test disk's repository (a test tool, not
+# something the package needs), then the new kernel loaded with this
+# boot's command line, for run-stages to boot with kexec.
+kexec_load() {
+	local k
+	k=$(new_kernel)
+	apt_logged install -y -q --no-install-recommends kexec-tools
+	command -v kexec >/dev/null || fail "no kexec after apt-get install kexec-tools"
+	[ -f "/boot/vmlinuz-$k" ] && [ -f "/boot/initrd.img-$k" ] ||
+		fail "no /boot/vmlinuz-$k or initrd.img-$k: $(ls /boot)"
+	kexec -l "/boot/vmlinuz-$k" --initrd="/boot/initrd.img-$k" --reuse-cmdline ||
+		fail "kexec -l $k failed"
+	expect_eq /sys/kernel/kexec_loaded "$(cat /sys/kernel/kexec_loaded)" 1
+}
+
+# running_modules_are_dkms_build: the loaded gasket and apex are the files
+# dkms installed for the running kernel.
+running_modules_are_dkms_build() {
+	local k m path magic
+	k=$(uname -r)
+	for m in gasket apex; do
+		path=$(modinfo -n "$m") || fail "modinfo -n $m failed"
+		[[ $path == /lib/modules/$k/updates/dkms/$m.ko* ]] || fail "modinfo -n $m: $path"
+		magic=$(modinfo -F vermagic "$m")
+		expect_eq "$m vermagic's kernel" "${magic%% *}" "$k"
+		expect_eq "$m srcversion (loaded vs $path)" \
+			"$(cat "/sys/module/$m/srcversion")" "$(modinfo -F srcversion "$m")"
+		echo "$m: $path, vermagic $magic"
+	done
+}
+
 pkg_purge() {
 	DEBIAN_FRONTEND=noninteractive apt-get purge -y -q apex-dkms
 }
@@ -288,4 +319,5 @@ export -f re_escape status_says_installed pkg_version pkg_update pkg_install pkg
 	module_files_installed module_alias_ok params_described modprobe_conf_complete \
 	upgrade_deb apt_logged no_dpkg_errors pkg_upgrade upgraded_dkms_ok modules_rebuilt \
 	loaded_is_on_disk config_kept new_kernel kernel_install new_kernel_dkms_ok new_kernel_modinfo_ok \
+	kexec_load running_modules_are_dkms_build \
 	pkg_files_ok modprobe_override_ok pkg_purge purged_clean

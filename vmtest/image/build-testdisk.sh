@@ -4,7 +4,8 @@
 # the APEXTEST disk a guest mounts read-only at /mnt/apextest:
 #   repo/       the .deb files of DEB_DIR with Packages and Release (a flat
 #               apt repo); with --kernel also the .deb files of that DIR
-#   tests/      a copy of GUEST_DIR (stage1, stage2 and the test programs)
+#   tests/      a copy of GUEST_DIR (stage1, stage2, ... and the test
+#               programs) and run-stages, which the guest runs at each boot
 #   upgrade/    --upgrade: DIR's .deb files (a newer apex-dkms, installed
 #               over the first one by stage2; not in repo/, or stage1 would
 #               install it right away)
@@ -30,7 +31,7 @@ apex_need mkfs.ext4 e2fsprogs
 
 debs=("$deb_dir"/*.deb)
 [ -e "${debs[0]}" ] || apex_die "no .deb in $deb_dir: build it with 'make deb'"
-# stage2 is optional: without it the guest powers off after stage1.
+# Only stage1 is required: the guest powers off after the last stage.
 [ -x "$guest_dir/stage1" ] ||
 	apex_die "no stage1 in $guest_dir: build the guest tests with 'make guest-tests'"
 
@@ -64,6 +65,7 @@ fi
 		"$(LC_ALL=C date -Ru)" "$(sha256sum <Packages | cut -d' ' -f1)" "$(stat -c %s Packages)" >Release
 )
 cp -a "$guest_dir" "$tree/tests"
+install -m 0755 "$apex_top/vmtest/guest/run-stages.sh" "$tree/tests/run-stages"
 
 size_mib=$(( $(du -s --block-size=1M "$tree" | cut -f1) + 32 ))
 rm -f "$out"

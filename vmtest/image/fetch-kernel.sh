@@ -5,8 +5,9 @@
 # download in SUITE's guest
 # root (the newer kernel, its headers and whatever the root lacks for them,
 # e.g. linux-headers-*-common, linux-kbuild-*), for the guest's test of a
-# kernel installed after apex-dkms. Prints a directory holding the .deb
-# files and kernel-version (the new `uname -r`); progress on stderr.
+# kernel installed after apex-dkms, plus kexec-tools, with which the guest
+# boots that kernel. Prints a directory holding the .deb files and
+# kernel-version (the new `uname -r`); progress on stderr.
 # Cached per guest root in $apex_cache/kernels/.
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
@@ -17,7 +18,7 @@ apex_need apt-get apt
 
 root=$("$apex_top/vmtest/mkroot" "$suite")
 [ -f "$root/var/lib/dpkg/status" ] || apex_die "$root has no dpkg status: rebuild it with vmtest/mkroot $suite"
-out=$apex_cache/kernels/$(basename "$root")-$from
+out=$apex_cache/kernels/$(basename "$root")-$from+kexec-tools
 if [ -f "$out/kernel-version" ]; then
 	printf '%s\n' "$out"
 	exit 0
@@ -43,8 +44,9 @@ apex_stage "kernel: reading the $suite and $from indexes"
 	tail -n 20 "$work/log" >&2
 	apex_die "apt-get update for $suite and $from failed (is the mirror reachable? APEX_MIRROR=URL to choose one)"
 }
-apex_stage "kernel: downloading linux-image-amd64 and linux-headers-amd64 from $from"
-"${apt[@]}" install -y -d --no-install-recommends -t "$from" linux-image-amd64 linux-headers-amd64 >"$work/log" 2>&1 || {
+apex_stage "kernel: downloading linux-image-amd64, linux-headers-amd64 (from $from) and kexec-tools"
+"${apt[@]}" install -y -d --no-install-recommends -t "$from" linux-image-amd64 linux-headers-amd64 \
+	kexec-tools >"$work/log" 2>&1 || {
 	tail -n 20 "$work/log" >&2
 	apex_die "cannot download the $from kernel for $suite"
 }

@@ -142,9 +142,77 @@ result "$([ "$rc" = 2 ] && echo 0 || echo 1)" "apex-ctl: bad timeout is a usage 
 out=$(bash -c "source '$build/lib.sh'; source '$build/pkg.sh'; re_escape '1.0.0+up(x)'" 2>&1) || true
 result "$([ "$out" = '1\.0\.0\+up\(x\)' ] && echo 0 || echo 1)" "pkg.sh: re_escape quotes ERE metacharacters" "$out"
 
+# --- run-stages: which stages run in a boot, and how the boot ends --------------
+# boot DISK: one boot of a guest whose test disk is DISK (stage scripts and
+# run-stages); the fake systemctl records the target in $work/target.
+printf '#!/bin/sh\necho "$*" >"%s/target"\n' "$work" >"$work/systemctl"
+chmod +x "$work/systemctl"
+boot() {
+	rm -f "$work/target"
+	APEX_STATE_DIR=$1/state APEX_RESULTS_PORT=$1/port APEX_SYSTEMCTL=$work/systemctl \
+		timeout 20 "$1/run-stages" || echo "run-stages exited $?" >>"$1/port"
+	sed -n 's/.* start \([a-z]*\)\.target$/\1/p' "$work/target" 2>/dev/null || true
+}
+# stage DISK N [NEXT [STATUS]]: stageN prints its name, asks for NEXT, exits STATUS.
+stage() {
+	printf '#!/bin/sh\necho "ran stage%s"\n%sexit %s\n' "$2" \
+		"${3:+echo $3 >\"\$APEX_STATE_DIR/next\"
+}" "${4:-0}" >"$1/stage$2"
+	chmod +x "$1/stage$2"
+}
+ran() {
+	grep '^ran ' "$1/port" | tr '\n' ' ' | sed 's/ $//'
+}
+disk=$work/disk
+mkdir -p "$disk"
+: >"$disk/port"
+install -m 0755 "$here/../run-stages.sh" "$disk/run-stages"
+stage "$disk" 1 '' 1
+stage "$disk" 2 continue
+stage "$disk" 3
+stage "$disk" 4
+t=$(boot "$disk")
+result "$([ "$t" = reboot ] && [ "$(ran "$disk")" = "ran stage1" ] && echo 0 || echo 1)" \
+	"run-stages: boot 1 runs stage1 only, then reboots" "target '$t'; $(cat "$disk/port")"
+result "$(grep -qx '# apex-vmtest: stage1 start (kernel .*)' "$disk/port" &&
+	grep -qx '# apex-vmtest: stage1 exit 1' "$disk/port" && echo 0 || echo 1)" \
+	"run-stages: frames a stage with start and its exit status" "$(cat "$disk/port")"
+: >"$disk/port"
+t=$(boot "$disk")
+result "$([ "$t" = reboot ] && [ "$(ran "$disk")" = "ran stage2 ran stage3" ] && echo 0 || echo 1)" \
+	"run-stages: 'continue' runs the next stage in the same boot" "target '$t'; $(cat "$disk/port")"
+: >"$disk/port"
+t=$(boot "$disk")
+result "$([ "$t" = poweroff ] && [ "$(ran "$disk")" = "ran stage4" ] && echo 0 || echo 1)" \
+	"run-stages: the last stage powers off" "target '$t'; $(cat "$disk/port")"
+: >"$disk/port"
+t=$(boot "$disk")
+result "$([ "$t" = poweroff ] && [ -z "$(ran "$disk")" ] && echo 0 || echo 1)" \
+	"run-stages: a boot after the last stage runs nothing and powers off" "target '$t'; $(cat "$disk/port")"
+rm -rf "$disk/state" "$disk/stage4"
+: >"$disk/port"
+stage "$disk" 2 kexec
+boot "$disk" >/dev/null
+t=$(boot "$disk")
+result "$([ "$t" = kexec ] && [ "$(ran "$disk")" = "ran stage1 ran stage2" ] && echo 0 || echo 1)" \
+	"run-stages: 'kexec' ends the boot with kexec.target before the next stage" "target '$t'; $(cat "$disk/port")"
+rm -rf "$disk/state"
+: >"$disk/port"
+stage "$disk" 1 sideways
+t=$(boot "$disk")
+result "$([ "$t" = poweroff ] && grep -q "stage1 asked for 'sideways' next" "$disk/port" && echo 0 || echo 1)" \
+	"run-stages: an unknown request is reported and powers off" "target '$t'; $(cat "$disk/port")"
+rm -rf "$disk/state" "$disk"/stage[2-9]
+: >"$disk/port"
+stage "$disk" 1
+t=$(boot "$disk")
+result "$([ "$t" = poweroff ] && [ "$(ran "$disk")" = "ran stage1" ] && echo 0 || echo 1)" \
+	"run-stages: a disk with stage1 only (the demo) powers off after it" "target '$t'; $(cat "$disk/port")"
+
 # --- shell syntax -------------------------------------------------------------------
-for f in stage1 stage2 tap.sh lib.sh pkg.sh thermal.sh tunables.sh faults.sh removal.sh; do
+for f in stage1 stage2 stage3 stage4 tap.sh lib.sh pkg.sh thermal.sh tunables.sh faults.sh removal.sh; do
 	check "bash -n $f" bash -n "$build/$f"
 done
+check "sh -n run-stages" sh -n "$here/../run-stages.sh"
 
 checks_done

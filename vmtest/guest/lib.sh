@@ -168,9 +168,9 @@ driver_in_use() {
 # chips_without_driver: lspci lists at least one chip, none bound to a driver.
 chips_without_driver() {
 	local out
-	out=$(lspci -k -d "$APEX_PCI_ID")
+	out=$(lspci -nn -k -d "$APEX_PCI_ID")
 	echo "$out"
-	grep -q "\[$APEX_PCI_ID\]" <<<"$(lspci -nn -d "$APEX_PCI_ID")" || fail "lspci lists no $APEX_PCI_ID"
+	grep -q "\[$APEX_PCI_ID\]" <<<"$out" || fail "lspci lists no $APEX_PCI_ID"
 	! grep -q 'Kernel driver in use' <<<"$out" || fail "a driver is bound"
 }
 

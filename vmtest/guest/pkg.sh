@@ -207,14 +207,20 @@ modules_rebuilt() {
 # loaded_is_on_disk: after a reload the running apex and gasket are the files
 # modinfo finds (the new build), and the node is back with its permissions.
 loaded_is_on_disk() {
-	local m
 	reload_modules
+	running_is_on_disk
+	udevadm settle -t 30 || true
+	node_ok
+}
+
+# running_is_on_disk: the loaded gasket and apex are the files modinfo finds
+# for the running kernel (same srcversion).
+running_is_on_disk() {
+	local m
 	for m in gasket apex; do
 		expect_eq "$m srcversion (loaded vs $(modinfo -n "$m"))" \
 			"$(cat "/sys/module/$m/srcversion")" "$(modinfo -F srcversion "$m")"
 	done
-	udevadm settle -t 30 || true
-	node_ok
 }
 
 # config_kept: what the package set up outside DKMS is still in place.
@@ -252,18 +258,22 @@ new_kernel_dkms_ok() {
 		fail "dkms status does not say installed for $k"
 }
 
-# new_kernel_modinfo_ok: modinfo -k finds both modules for the new kernel
-# under updates/dkms, with its vermagic.
-new_kernel_modinfo_ok() {
-	local k m path magic
-	k=$(new_kernel)
+# dkms_modules_for KERNEL: modinfo -k KERNEL finds both modules under
+# /lib/modules/KERNEL/updates/dkms, with KERNEL's vermagic.
+dkms_modules_for() {
+	local k=$1 m path magic
 	for m in gasket apex; do
 		path=$(modinfo -k "$k" -n "$m") || fail "modinfo -k $k $m failed"
-		[[ $path == */lib/modules/$k/updates/dkms/$m.ko* ]] || fail "modinfo -k $k -n $m: $path"
+		[[ $path == /lib/modules/$k/updates/dkms/$m.ko* ]] || fail "modinfo -k $k -n $m: $path"
 		magic=$(modinfo -k "$k" -F vermagic "$m")
 		echo "$m: $path, vermagic $magic"
 		expect_eq "$m vermagic's kernel" "${magic%% *}" "$k"
 	done
+}
+
+# new_kernel_modinfo_ok: both modules built for the new kernel.
+new_kernel_modinfo_ok() {
+	dkms_modules_for "$(new_kernel)"
 }
 
 # kexec_load: kexec-tools from the test disk's repository (a test tool, not
@@ -284,17 +294,8 @@ kexec_load() {
 # running_modules_are_dkms_build: the loaded gasket and apex are the files
 # dkms installed for the running kernel.
 running_modules_are_dkms_build() {
-	local k m path magic
-	k=$(uname -r)
-	for m in gasket apex; do
-		path=$(modinfo -n "$m") || fail "modinfo -n $m failed"
-		[[ $path == /lib/modules/$k/updates/dkms/$m.ko* ]] || fail "modinfo -n $m: $path"
-		magic=$(modinfo -F vermagic "$m")
-		expect_eq "$m vermagic's kernel" "${magic%% *}" "$k"
-		expect_eq "$m srcversion (loaded vs $path)" \
-			"$(cat "/sys/module/$m/srcversion")" "$(modinfo -F srcversion "$m")"
-		echo "$m: $path, vermagic $magic"
-	done
+	dkms_modules_for "$(uname -r)"
+	running_is_on_disk
 }
 
 pkg_purge() {
@@ -318,6 +319,6 @@ purged_clean() {
 export -f re_escape status_says_installed pkg_version pkg_update pkg_install pkg_installed group_is_system dkms_installed \
 	module_files_installed module_alias_ok params_described modprobe_conf_complete \
 	upgrade_deb apt_logged no_dpkg_errors pkg_upgrade upgraded_dkms_ok modules_rebuilt \
-	loaded_is_on_disk config_kept new_kernel kernel_install new_kernel_dkms_ok new_kernel_modinfo_ok \
-	kexec_load running_modules_are_dkms_build \
+	loaded_is_on_disk running_is_on_disk config_kept new_kernel kernel_install new_kernel_dkms_ok \
+	dkms_modules_for new_kernel_modinfo_ok kexec_load running_modules_are_dkms_build \
 	pkg_files_ok modprobe_override_ok pkg_purge purged_clean

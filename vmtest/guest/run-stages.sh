@@ -56,7 +56,6 @@ while [ -z "$target" ]; do
 	} >>"$port"
 	touch "$state/$stage.done"
 	next=$(cat "$state/next" 2>/dev/null) || next=
-	rm -f "$state/next"
 	case $next in
 	continue) ;;
 	reboot | kexec | poweroff) target=$next ;;

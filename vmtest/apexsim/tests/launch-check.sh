@@ -6,7 +6,8 @@
 # on the results port is carried out with SIGKILL and passes, a crash
 # nobody asked for fails, a kill of a chip that does not exist fails, and
 # a run without requests passes with every apexsim ending with status 0,
-# and a power cycle the guest asks for boots QEMU again with fresh apexsims.
+# and a power cycle the guest asks for boots QEMU again with fresh apexsims,
+# even when the request and the power-off come in the same instant.
 set -euo pipefail
 apexsim=$(realpath "${1:?usage: launch-check.sh APEXSIM}")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,7 +20,8 @@ source "$vmtest/lib/checks.sh"
 # The fake QEMU appends $FAKE_TAP to the results file ($FAKE_TAP_NEXT from
 # the second boot on), optionally sends $FAKE_SIGNAL to the apexsim of
 # control socket ctl-$FAKE_VICTIM.sock (found by its exact command line),
-# waits a little, and "powers off".
+# waits $FAKE_SLEEP seconds (default 3: launch.sh reads the results every
+# second while QEMU runs) and "powers off".
 mkdir -p "$work/bin"
 cat >"$work/bin/qemu-img" <<'EOF'
 #!/bin/bash
@@ -47,7 +49,7 @@ if [ -n "$ctl" ]; then
 		fi
 	done
 fi
-sleep 3	# launch.sh looks at the results every 2 s
+sleep "${FAKE_SLEEP:-3}"
 EOF
 chmod +x "$work/bin/"*
 : >"$work/base.img"
@@ -76,6 +78,9 @@ FAKE_TAP='# apex-vmtest: request kill-apexsim 7\n' launch nochip &
 FAKE_TAP='# apex-vmtest: stage2 start\nok 1 - x\n' launch clean &
 FAKE_TAP='# apex-vmtest: stage3 start\n# apex-vmtest: request kill-apexsim 1\n# apex-vmtest: request power-cycle\n' \
 	FAKE_TAP_NEXT='# apex-vmtest: stage4 start\nok 1 - y\n' launch cycled &
+# The request is written and QEMU exits at once: no poll sees it running.
+FAKE_TAP='# apex-vmtest: stage3 start\n# apex-vmtest: request power-cycle\n' \
+	FAKE_TAP_NEXT='# apex-vmtest: stage4 start\nok 1 - y\n' FAKE_SLEEP=0 launch instant &
 wait
 
 result "$(cat "$work/killed.rc")" "launch.sh: the guest powered off (fake QEMU exit 0)" "$(cat "$work/killed.launch")"
@@ -104,6 +109,16 @@ result "$([ "$(grep -c 'guest booting\|on again with fresh chips' "$work/cycled.
 	"$(cat "$work/cycled.launch" "$work/cycled/results.tap")"
 result "$([ "$(cat "$work/cycled/apexsim.status")" = "$(printf '1 signal:KILL signal:KILL\n0 exit:0 exit:0\n0 exit:0 exit:0\n1 exit:0 exit:0')" ] && echo 0 || echo 1)" \
 	"launch.sh: power cycle: fresh apexsims, each generation's end recorded" "$(cat "$work/cycled/apexsim.status")"
+
+result "$(cat "$work/instant.rc")" "launch.sh: request and power-off at once: the guest powered off in the end" \
+	"$(cat "$work/instant.launch")"
+result "$([ "$(grep -c 'guest booting\|on again with fresh chips' "$work/instant.launch")" = 2 ] &&
+	[ "$(grep -c 'apex-vmtest: stage[34] start' "$work/instant/results.tap")" = 2 ] && echo 0 || echo 1)" \
+	"launch.sh: request and power-off at once: the request is read after QEMU's exit, QEMU boots again" \
+	"$(cat "$work/instant.launch" "$work/instant/results.tap")"
+result "$(awk '$2 == "qemu" && $3 == "start" { s++ } $2 == "stage4" { f = (s == 2) } END { exit !f }' \
+	"$work/instant/timeline" && echo 0 || echo 1)" \
+	"launch.sh: the timeline has both boots and the guest's lines in order" "$(cat "$work/instant/timeline")"
 
 rm -f "$work/clean/apexsim.status"
 "$vmtest/check-run.sh" "$work/clean" 0 >"$work/clean.checks" 2>&1 || true

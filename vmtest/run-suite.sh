@@ -12,12 +12,14 @@
 # network, because apt fetches dkms and the kernel headers from its
 # distribution's mirror; our local repository is added next to its sources.
 #
-# Logs stay in results/<timestamp>-<suite>/. Environment:
+# Logs stay in results/<timestamp>-<suite>/, with the wall-clock time of
+# every phase in `phases` (vmtest/phase-table.sh). Environment:
 #   APEX_TIMEOUT   seconds before the guest is killed (default 1800; trixie,
 #                  which also installs a second kernel: 2700)
 #   APEX_DEVICES   emulated Apex chips (default 2: stage2 unplugs one, kills the other)
-#   APEX_PREBUILT  1 = apexsim, build/guest, build/deb and build/deb-upgrade
-#                  are up to date
+#   APEX_PREBUILT  1 = apexsim, build/guest and the packages are up to date
+#   APEX_DEBS      the package to test (default build/deb)
+#   APEX_UPGRADE_DEBS  the newer one for the upgrade test (default build/deb-upgrade)
 #   APEX_KEEP      1 = keep the guest's disks (overlay, seed, test disk)
 #   APEX_RUN_DIR   the log directory instead of results/<timestamp>-<suite>
 set -euo pipefail
@@ -37,6 +39,13 @@ start=$(date +%s)
 run_dir=${APEX_RUN_DIR:-$apex_top/results/$(date +%Y%m%d-%H%M%S)-$suite}
 mkdir -p "$run_dir"
 apex_stage "$suite: logs in $run_dir"
+debs=${APEX_DEBS:-$apex_top/build/deb}
+upgrade_debs=${APEX_UPGRADE_DEBS:-$apex_top/build/deb-upgrade}
+# The run's timeline: its own steps here, QEMU's and the guest's from launch.sh.
+timeline() {
+	printf '%s %s\n' "$(date +%s)" "$*" >>"$run_dir/timeline"
+}
+: >"$run_dir/timeline"
 
 log=$run_dir/build.log
 if [ "${APEX_PREBUILT:-0}" != 1 ]; then
@@ -49,7 +58,8 @@ fi
 # stage2 upgrades to the second package; in the trixie guest it also
 # installs the trixie-backports kernel (a user's next step on trixie), which
 # must get the modules built by dkms autoinstall.
-disk_opts=(--upgrade "$apex_top/build/deb-upgrade")
+timeline image
+disk_opts=(--upgrade "$upgrade_debs")
 timeout=1800
 if [ "$suite" = trixie ] && [ -z "$cloud_image" ]; then
 	kernel_debs=$("$here/image/fetch-kernel.sh" trixie trixie-backports 2>>"$log") ||
@@ -59,9 +69,6 @@ if [ "$suite" = trixie ] && [ -z "$cloud_image" ]; then
 	# guest time under TCG.
 	timeout=2700
 fi
-"$here/image/build-testdisk.sh" "${disk_opts[@]}" "$run_dir/apextest.img" \
-	"$apex_top/build/deb" "$apex_top/build/guest"
-"$here/cloud-init/make-seed.sh" "$run_dir/seed.img"
 if [ -n "$cloud_image" ]; then
 	boot=(--base "$cloud_image" --net)
 	kernel='?' dkms='?'
@@ -71,6 +78,10 @@ else
 	kernel=$(cat "$image/kernel-version")
 	dkms=$(cat "$image/dkms-version")
 fi
+timeline "test disk"
+"$here/image/build-testdisk.sh" "${disk_opts[@]}" "$run_dir/apextest.img" \
+	"$debs" "$apex_top/build/guest"
+"$here/cloud-init/make-seed.sh" "$run_dir/seed.img"
 
 status=0
 "$here/qemu/launch.sh" --run-dir "$run_dir" "${boot[@]}" \
@@ -80,9 +91,13 @@ status=0
 
 [ "$kernel" != "?" ] || kernel=$(sed -n 's/^# apex-vmtest: stage1 start (kernel \(.*\))$/\1/p' \
 	"$run_dir/results.tap" | head -n 1)
+timeline "host checks"
 echo "== $suite: kernel ${kernel:=?}, dkms $dkms"
 rc=0
 "$here/check-run.sh" "$run_dir" "$status" || rc=$?
+timeline end
+echo "== $suite: time per phase (wall clock)"
+"$here/phase-table.sh" "$run_dir" | tee "$run_dir/phases"
 
 # One line for run-matrix.sh: suite kernel dkms passed failed seconds.
 source "$run_dir/counts"

@@ -7,7 +7,8 @@
 #
 # Each stageN (N = 1..9, in order) runs once, its output framed by
 # "# apex-vmtest: stageN start (kernel K)" and "# apex-vmtest: stageN exit
-# STATUS" on the results port. A stage may write what comes next into
+# STATUS" on the results port; the boot's last line there is "# apex-vmtest:
+# boot ends: TARGET". A stage may write what comes next into
 # $state/next:
 #   continue  run the next stage in this boot
 #   reboot    reboot (a reset: QEMU boots its -kernel again; not after an
@@ -68,6 +69,8 @@ while [ -z "$target" ]; do
 		;;
 	esac
 done
+# The host times the boot's end from this line (vmtest/phase-table.sh).
+echo "# apex-vmtest: boot ends: $target" >>"$port"
 sync
 
 # Straight to systemd: "systemctl reboot" would ask logind over D-Bus, which

@@ -17,8 +17,10 @@ source "$here/pkg.sh"
 tap_diag "stage1 on $(uname -r), $(. /etc/os-release && echo "$PRETTY_NAME"), dkms $(dkms --version 2>/dev/null | tr -d '\n')"
 
 # --- the package -----------------------------------------------------------
+tap_phase "apt install + DKMS build"
 tap_check -t 300 "apt-get update reads the local repository, apex-dkms is a candidate" pkg_update
 tap_check -t 1800 "apt-get install -y apex-dkms" pkg_install
+tap_phase "package checks"
 if tap_passed; then
 	tap_check "dpkg reports apex-dkms $(pkg_version) installed" pkg_installed
 	tap_check "the package created the system group apex" group_is_system
@@ -41,6 +43,7 @@ tap_check "add tpuuser to group apex (otheruser stays out)" \
 	bash -c 'usermod -aG apex tpuuser && grep -qw apex <<<"$(id -nG tpuuser)" && ! grep -qw apex <<<"$(id -nG otheruser)"'
 
 # --- the chip, right after the install ---------------------------------------
+tap_phase "chip after the install"
 udevadm settle -t 60 >/dev/null 2>&1 || true
 tap_check "apex and gasket loaded for the present chip without modprobe or reboot" \
 	wait_until 30 modules_loaded
@@ -63,6 +66,7 @@ tap_check "otheruser gets EACCES opening $APEX_DEV read-write" open_as otheruser
 tap_check "otheruser gets EACCES opening $APEX_DEV read-only" open_as otheruser ro EACCES
 
 # --- the driver through its ioctls, mmap and the test engine -------------------
+tap_phase "ioctl, mmap, test engine, ownership"
 if [ "$have_dev" = 1 ]; then
 	tap_prog -t 300 apex-ioctl "$here/apex-ioctl" "$APEX_DEV"
 	tap_prog -t 120 apex-mmap "$here/apex-mmap" "$APEX_DEV"
@@ -75,6 +79,7 @@ else
 fi
 
 # --- unload and reload ---------------------------------------------------------
+tap_phase "unload and reload x20"
 reload_20() {
 	local i
 	for i in $(seq 20); do

@@ -26,6 +26,7 @@ source "$here/faults.sh"
 tap_diag "stage2 on $(uname -r), up $(cut -d' ' -f1 /proc/uptime) s"
 
 # --- autoload after the reboot (before anything here loads a module) --------
+tap_phase "autoload after the reboot"
 udevadm settle -t 60 >/dev/null 2>&1 || true
 tap_check "apex and gasket autoloaded at boot" wait_until 30 modules_loaded
 autoloaded=0
@@ -50,15 +51,19 @@ fi
 
 # --- tunables, thermal, faults: each checked in the chip through apexsim --------
 if [ "$have_dev" = 1 ]; then
+	tap_phase "power and clock tunables"
 	kmsg_mark power
 	tap_prog -t 300 apex-power "$here/apex-power" "$APEX_DEV"
 	tap_check "the clamped module parameter allow_power_save=7 was warned about" \
 		dmesg_logged power 'allow_power_save=7 is outside 0..1, using the default 1'
 	tap_check "per-device bypass_top_level=1 with allow_sw_clock_gating=1 was warned about" \
 		dmesg_logged power 'allow_sw_clock_gating=1 has no effect with bypass_top_level=1'
+	tap_phase thermal
 	run_thermal_checks
+	tap_phase "modprobe.d tunables"
 	run_modprobe_d_checks
 	tap_check "dmesg before the fault injection: no WARNING, BUG, Oops, lockdep, UBSAN or Call Trace" dmesg_clean
+	tap_phase "fault injection"
 	run_fault_checks
 else
 	for t in "power and clock tunables" "thermal" "modprobe.d tunables" "faults"; do
@@ -67,6 +72,7 @@ else
 fi
 
 # --- upgrade: a newer apex-dkms over the installed one ------------------------
+tap_phase "upgrade + DKMS build"
 if pkg_installed >/dev/null && [ -n "$(upgrade_deb)" ]; then
 	old=$(pkg_version)
 	new=$(dpkg-deb -f "$(upgrade_deb)" Version)
@@ -103,6 +109,7 @@ fi
 # then checks that the modules dkms built for it load and work.
 kexec=0
 if [ -f "$APEX_NEW_KERNEL_FILE" ] && pkg_installed >/dev/null; then
+	tap_phase "new kernel: install + DKMS build + kexec -l"
 	tap_check -t 1500 "apt-get install of the $(new_kernel) kernel and headers" kernel_install
 	if tap_passed; then
 		tap_check "new kernel: apt and dpkg report no error" no_dpkg_errors

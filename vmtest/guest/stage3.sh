@@ -23,6 +23,7 @@ tap_diag "stage3 on $(uname -r), up $(cut -d' ' -f1 /proc/uptime) s"
 
 # --- the new kernel, booted with kexec by stage2 --------------------------------
 if [ -f "$APEX_STATE_DIR/kexec-kernel" ]; then
+	tap_phase "new kernel: checks after kexec"
 	k=$(cat "$APEX_STATE_DIR/kexec-kernel")
 	tap_check "new kernel: the guest runs $k after kexec" expect_eq "uname -r" "$(uname -r)" "$k"
 	udevadm settle -t 60 >/dev/null 2>&1 || true
@@ -40,10 +41,12 @@ elif [ -f "$APEX_NEW_KERNEL_FILE" ]; then
 fi
 
 # --- chips that vanish: surprise removal, a killed apexsim (the chips stay dead)
+tap_phase "chips that vanish"
 run_removal_checks
 tap_check "dmesg: no WARNING, BUG, Oops, lockdep, UBSAN or Call Trace" dmesg_clean
 
 # --- removal ---------------------------------------------------------------------
+tap_phase purge
 if pkg_installed >/dev/null; then
 	tap_check -t 600 -v "apt-get purge -y apex-dkms" pkg_purge
 else

@@ -15,6 +15,7 @@ source "$here/pkg.sh"
 
 tap_diag "stage4 on $(uname -r), up $(cut -d' ' -f1 /proc/uptime) s"
 
+tap_phase "checks after the purge"
 tap_check -v "booted after the purge: no failed systemd unit" no_failed_units
 udevadm settle -t 60 >/dev/null 2>&1 || true
 tap_check -v "lspci lists the chips, no driver in use" chips_without_driver

@@ -11,6 +11,9 @@
 #   tap_dep_fail NAME DEP                     not run because DEP failed
 #   tap_skip NAME REASON                      not run here: a SKIP, not a pass
 #   tap_diag TEXT                             a "# TEXT" line
+#   tap_phase NAME                            the host times the test group
+#                                             NAME from here to the next
+#                                             (vmtest/phase-table.sh)
 #   tap_passed                                true if the last result passed
 #   tap_end                                   plan and "N passed, N failed"
 #
@@ -39,6 +42,10 @@ tap_diag() {
 	printf '%s\n' "$*" | while IFS= read -r line; do
 		printf '# %s\n' "$line"
 	done
+}
+
+tap_phase() {
+	tap_diag "apex-vmtest: phase $*"
 }
 
 tap_ok() {

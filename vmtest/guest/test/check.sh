@@ -177,6 +177,8 @@ result "$([ "$t" = reboot ] && [ "$(ran "$disk")" = "ran stage1" ] && echo 0 || 
 result "$(grep -qx '# apex-vmtest: stage1 start (kernel .*)' "$disk/port" &&
 	grep -qx '# apex-vmtest: stage1 exit 1' "$disk/port" && echo 0 || echo 1)" \
 	"run-stages: frames a stage with start and its exit status" "$(cat "$disk/port")"
+result "$([ "$(tail -n 1 "$disk/port")" = '# apex-vmtest: boot ends: reboot' ] && echo 0 || echo 1)" \
+	"run-stages: the boot's last line on the port says how it ends" "$(cat "$disk/port")"
 : >"$disk/port"
 t=$(boot "$disk")
 result "$([ "$t" = reboot ] && [ "$(ran "$disk")" = "ran stage2 ran stage3" ] && echo 0 || echo 1)" \

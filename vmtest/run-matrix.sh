@@ -1,50 +1,186 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # run-matrix.sh SUITE...: guest runs of several suites (make vmtest-matrix).
-# Builds apexsim, the guest tests, the package and every suite's image once,
-# then boots the guests one after another (two cores do not fit two TCG
-# guests) and prints a table: suite, kernel, dkms, passed, failed, seconds.
+#
+# Builds apexsim, the guest tests and this run's own copy of the packages
+# once, starts every suite's image build at once (cached ones are found in a
+# second; on a fresh machine the roots are built side by side), and boots
+# each suite's guest as soon as its image is ready and one of APEX_JOBS
+# guest slots is free. Suites that took longest last time go first. Each
+# guest logs to its own results directory (run.log there holds what
+# run-suite.sh printed); here one line per guest event, then for each guest
+# its result and its time per phase, and a table: suite, kernel, dkms,
+# passed, failed, seconds queued (waiting for image and slot), seconds run.
+#
+# Environment:
+#   APEX_JOBS   guests at once (default 2: on 2 cores, two TCG guests finish
+#               the matrix sooner than one or three; vmtest/qemu/README.md)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib/common.sh"
 export apex_t0
 
 [ $# -gt 0 ] || set -- bullseye bookworm trixie trixie-backports forky
+jobs=${APEX_JOBS:-2}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || apex_die "APEX_JOBS must be a positive number, not '$jobs'"
+stamp=$(date +%Y%m%d-%H%M%S)
 mkdir -p "$apex_top/results"
-log=$apex_top/results/$(date +%Y%m%d-%H%M%S)-matrix-build.log
+log=$apex_top/results/$stamp-matrix-build.log
+# The guests' packages: their own copy, so that a `make deb` elsewhere (make
+# check builds packages for its host checks meanwhile) cannot change them.
+pkgs=$apex_top/build/vmtest-matrix
 
 apex_build "$log" "matrix: building apexsim" make -C "$apex_top/vmtest/apexsim"
 apex_build "$log" "matrix: building the guest tests" make -C "$apex_top/vmtest/guest"
-apex_build "$log" "matrix: building the package" make -C "$apex_top" deb
-apex_build "$log" "matrix: building the upgrade package" apex_upgrade_deb
-# A suite whose image cannot be built fails alone; the others still run.
-declare -A no_image
-for suite in "$@"; do
-	"$here/image/build-image.sh" "$suite" >/dev/null || no_image[$suite]=1
-done
+apex_build "$log" "matrix: building the package" "$apex_top/tests/build-deb.sh" --outdir "$pkgs/deb"
+apex_build "$log" "matrix: building the upgrade package" apex_upgrade_deb "$pkgs/deb-upgrade"
 
-summaries=()
-for suite in "$@"; do
-	before=$(date +%s)
-	run=$apex_top/results/$(date +%Y%m%d-%H%M%S)-$suite
-	if [ -z "${no_image[$suite]:-}" ]; then
-		APEX_PREBUILT=1 APEX_RUN_DIR=$run "$here/run-suite.sh" "$suite" || true
-	else
-		apex_stage "$suite: no image, counted as one failure"
-	fi
-	if [ -f "$run/summary" ]; then
-		summaries+=("$(cat "$run/summary")")
-	else
-		summaries+=("$suite ? ? 0 1 $(($(date +%s) - before))")
-	fi
+# Longest first, by the seconds each suite's guest ran last time; suites
+# never timed keep their order, ahead of the timed ones.
+durations=$apex_cache/guest-seconds
+mkdir -p "$apex_cache"
+touch "$durations"
+mapfile -t order < <(
+	i=0
+	for s in "$@"; do
+		secs=$(awk -v s="$s" '$1 == s { t = $2 } END { print t + 0 }' "$durations")
+		[ "$secs" -gt 0 ] || secs=999999
+		printf '%s %s %s\n' "$secs" "$i" "$s"
+		i=$((i + 1))
+	done | sort -k1,1nr -k2,2n | cut -d' ' -f3
+)
+
+declare -A run_of lane_pid image_pid queued_at started_at last_event
+lanes=()	# running guests
+pending=("${order[@]}")
+done_suites=()
+
+stop_all() {
+	local p
+	for p in "${lane_pid[@]}" "${image_pid[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+}
+trap 'stop_all; exit 130' INT
+trap 'stop_all; exit 143' TERM
+
+# Every image at once; the trixie guest's extra kernel as well.
+for s in "${order[@]}"; do
+	run_of[$s]=$apex_top/results/$stamp-$s
+	mkdir -p "${run_of[$s]}"
+	queued_at[$s]=$(date +%s)
+	"$here/image/build-image.sh" "$s" >"${run_of[$s]}/image.log" 2>&1 &
+	image_pid[$s]=$!
+	[ "$s" != trixie ] ||
+		"$here/image/fetch-kernel.sh" trixie trixie-backports >"${run_of[$s]}/kernel.log" 2>&1 &
 done
+apex_stage "matrix: ${#order[@]} guests, $jobs at a time, in this order: ${order[*]}"
+
+# check_image SUITE: set image to building, ready or failed (not in a
+# $(subshell): only this shell can reap the build).
+check_image() {
+	local s=$1 rc=0
+	if [ -n "${image_pid[$s]:-}" ]; then
+		if kill -0 "${image_pid[$s]}" 2>/dev/null; then
+			image=building
+			return
+		fi
+		wait "${image_pid[$s]}" || rc=$?
+		unset "image_pid[$s]"
+		echo "$rc" >"${run_of[$s]}/image.rc"
+	fi
+	if [ "$(cat "${run_of[$s]}/image.rc")" = 0 ]; then image=ready; else image=failed; fi
+}
+
+start_guest() {
+	local s=$1
+	started_at[$s]=$(date +%s)
+	APEX_PREBUILT=1 APEX_RUN_DIR=${run_of[$s]} APEX_DEBS=$pkgs/deb \
+		APEX_UPGRADE_DEBS=$pkgs/deb-upgrade apex_t0=${started_at[$s]} \
+		"$here/run-suite.sh" "$s" >"${run_of[$s]}/run.log" 2>&1 &
+	lane_pid[$s]=$!
+	lanes+=("$s")
+	apex_stage "$s: guest started (logs: ${run_of[$s]})"
+}
+
+# finish_guest SUITE: its result and phases here, its summary line kept.
+finish_guest() {
+	local s=$1 run=${run_of[$1]} secs
+	wait "${lane_pid[$s]}" || true
+	unset "lane_pid[$s]"
+	secs=$(($(date +%s) - started_at[$s]))
+	if [ ! -f "$run/summary" ]; then
+		echo "$s ? ? 0 1 $secs" >"$run/summary"
+		apex_stage "$s: the guest run ended without a result (log: $run/run.log)"
+		tail -n 20 "$run/run.log" >&2 || true
+	fi
+	read -r _ _ _ passed failed _ <"$run/summary"
+	apex_stage "$s: done in ${secs}s: $passed passed, $failed failed"
+	grep '^  FAIL' "$run/checks" 2>/dev/null | head -n 20 >&2 || true
+	# The next matrix orders by this.
+	{ grep -v "^$s " "$durations" || true; echo "$s $secs"; } >"$durations.tmp"
+	mv "$durations.tmp" "$durations"
+	done_suites+=("$s")
+}
+
+# report_events: a line for each guest event since the last call.
+report_events() {
+	local s ev
+	for s in "${lanes[@]}"; do
+		ev=$(tail -n 1 "${run_of[$s]}/timeline" 2>/dev/null | cut -d' ' -f2-) || continue
+		[ -n "$ev" ] && [ "$ev" != "${last_event[$s]:-}" ] || continue
+		last_event[$s]=$ev
+		apex_stage "$s: $ev"
+	done
+}
+
+while [ ${#pending[@]} -gt 0 ] || [ ${#lanes[@]} -gt 0 ]; do
+	still=()
+	for s in "${lanes[@]}"; do
+		if kill -0 "${lane_pid[$s]}" 2>/dev/null; then still+=("$s"); else finish_guest "$s"; fi
+	done
+	lanes=("${still[@]}")
+	waiting=()
+	for s in "${pending[@]}"; do
+		check_image "$s"
+		if [ "$image" = failed ]; then
+			apex_stage "$s: no image, counted as one failure (log: ${run_of[$s]}/image.log)"
+			tail -n 10 "${run_of[$s]}/image.log" >&2 || true
+			echo "$s ? ? 0 1 0" >"${run_of[$s]}/summary"
+			started_at[$s]=$(date +%s)
+			done_suites+=("$s")
+		elif [ "$image" = ready ] && [ ${#lanes[@]} -lt "$jobs" ]; then
+			start_guest "$s"
+		else
+			waiting+=("$s")
+		fi
+	done
+	pending=("${waiting[@]}")
+	report_events
+	sleep 1
+done
+trap - INT TERM
 
 echo
-printf '%-18s %-24s %-18s %7s %7s %8s\n' suite kernel dkms passed failed seconds
+for s in "${order[@]}"; do
+	echo "=== $s: $(tail -n 1 "${run_of[$s]}/run.log" 2>/dev/null)"
+	[ ! -f "${run_of[$s]}/phases" ] || cat "${run_of[$s]}/phases"
+done
+echo
+summary=$apex_top/results/$stamp-matrix-summary
+{
+	printf '%-18s %-24s %-18s %7s %7s %7s %7s\n' suite kernel dkms passed failed queued run
+	for s in "${order[@]}"; do
+		read -r suite kernel dkms passed failed _ <"${run_of[$s]}/summary"
+		printf '%-18s %-24s %-18s %7s %7s %7s %7s\n' "$suite" "$kernel" "$dkms" "$passed" \
+			"$failed" "$((started_at[$s] - queued_at[$s]))" "$(sed -n 's/^total *//p' \
+			"${run_of[$s]}/phases" 2>/dev/null || echo 0)"
+	done
+} | tee "$summary"
 total_pass=0 total_fail=0
-for line in "${summaries[@]}"; do
-	read -r suite kernel dkms passed failed seconds <<<"$line"
-	printf '%-18s %-24s %-18s %7s %7s %8s\n' "$suite" "$kernel" "$dkms" "$passed" "$failed" "$seconds"
+for s in "${order[@]}"; do
+	read -r _ _ _ passed failed _ <"${run_of[$s]}/summary"
 	total_pass=$((total_pass + passed))
 	total_fail=$((total_fail + failed))
 done

@@ -19,6 +19,10 @@ apex_need apt-get apt
 root=$("$apex_top/vmtest/mkroot" "$suite")
 [ -f "$root/var/lib/dpkg/status" ] || apex_die "$root has no dpkg status: rebuild it with vmtest/mkroot $suite"
 out=$apex_cache/kernels/$(basename "$root")-$from+kexec-tools
+mkdir -p "$apex_cache/kernels"
+# One download at a time (run-matrix.sh fetches ahead while run-suite.sh may ask).
+exec 9>"$out.lock"
+flock 9
 if [ -f "$out/kernel-version" ]; then
 	printf '%s\n' "$out"
 	exit 0

@@ -32,10 +32,11 @@ apex_build() {
 	fi
 }
 
-# apex_upgrade_deb: the package once more under version <version>+upgradetest
-# into build/deb-upgrade/, for the guest's upgrade test.
+# apex_upgrade_deb [OUTDIR]: the package once more under version
+# <version>+upgradetest into OUTDIR (default build/deb-upgrade/), for the
+# guest's upgrade test.
 apex_upgrade_deb() {
-	"$apex_top/tests/build-deb.sh" --outdir "$apex_top/build/deb-upgrade" \
+	"$apex_top/tests/build-deb.sh" --outdir "${1:-$apex_top/build/deb-upgrade}" \
 		--version "$(dpkg-parsechangelog -l "$apex_top/debian/changelog" -S Version)+upgradetest"
 }
 

@@ -6,6 +6,8 @@ KDIR   ?= /lib/modules/$(shell uname -r)/build
 SUITE  ?= bookworm
 SUITES ?= bullseye bookworm trixie trixie-backports forky
 # Guest suites of vmtest-matrix (and so of make check): the same releases.
+# run-matrix.sh runs the ones that took longest last time first, and
+# APEX_JOBS of them at a time (default 2).
 VM_SUITES ?= $(SUITES)
 
 # forky and sid are published with short-lived Release files that the mirror
@@ -13,7 +15,7 @@ VM_SUITES ?= $(SUITES)
 export APEX_ALLOW_EXPIRED ?= 1
 
 .PHONY: all modules clean help host-deps deb rpm package-check unit \
-	guest-tests compile-matrix packaging-chroot vmtest vmtest-matrix demo bench check
+	guest-tests compile-matrix packaging-chroot vmtest vmtest-matrix demo bench bench-tcg check
 
 all: modules
 
@@ -29,6 +31,7 @@ help:
 	@echo "make vmtest          one guest run (SUITE=$(SUITE))"
 	@echo "make vmtest-matrix   guest runs of every suite (VM_SUITES=...)"
 	@echo "make bench           benchmarks in a guest, numbers under results/bench"
+	@echo "make bench-tcg       guest boot and DKMS build time per QEMU setting and guest count"
 
 modules:
 	$(MAKE) -C src KDIR=$(KDIR)
@@ -59,7 +62,9 @@ guest-tests:
 compile-matrix:
 	tests/compile-matrix.sh $(SUITES)
 
-packaging-chroot: deb rpm
+# make check builds both packages once, for package-check, and passes
+# PACKAGES_BUILT=1 here.
+packaging-chroot: $(if $(PACKAGES_BUILT),,deb rpm)
 	tests/packaging-chroot.sh $(SUITES)
 
 vmtest:
@@ -73,6 +78,9 @@ demo: host-deps
 
 bench: host-deps
 	vmtest/bench.sh
+
+bench-tcg: host-deps
+	vmtest/tcg-bench.sh $(SUITE)
 
 check:
 	tests/check.sh

@@ -1,28 +1,52 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# make check: every test of the project, in order, each step's own
-# "N passed, N failed" line summed into one. A step that ends without such a
-# line, or exits non-zero, counts as failed.
+# make check: every test of the project, each step's own "N passed, N
+# failed" line summed into one. A step that ends without such a line, or
+# exits non-zero, counts as failed.
+#
+# The guests take most of the time, so they start as soon as what they share
+# with the host steps is built (apexsim, the guest programs), and run in the
+# background while the host steps run here one after another; their
+# progress is shown as "guests|" lines. Every step's output stays in
+# results/check/STEP.log. The end: a table of steps (when each started and
+# how long it ran, wall clock), the guests' table and the closing line.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 logdir=results/check
 mkdir -p "$logdir"
-
-steps=(
-	"unit:make unit"
-	"package-check:make package-check"
-	"guest-tests:make guest-tests"
-	"compile-matrix:make compile-matrix"
-	"packaging-chroot:make packaging-chroot"
-	"vmtest-matrix:make vmtest-matrix"
-)
-
+t_start=$(date +%s)
 total_pass=0
 total_fail=0
 table=()
-t_start=$(date +%s)
+
+# record NAME RC T0: add the step's counts from its log to the totals.
+record() {
+	local name=$1 rc=$2 t0=$3 counts pass=0 fail=0
+	counts=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$logdir/$name.log" |
+		tail -n 1 | sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2 \3/')
+	[ -z "$counts" ] || read -r pass fail <<<"$counts"
+	# A step that failed without reporting a failed test still failed.
+	if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+		fail=1
+	fi
+	total_pass=$((total_pass + pass))
+	total_fail=$((total_fail + fail))
+	table+=("$(printf '%-16s %6s %6s %7s %7s  exit %s' "$name" "$pass" "$fail" \
+		"$((t0 - t_start))" "$(($(date +%s) - t0))" "$rc")")
+}
+
+# run_step NAME CMD...: one host step in the foreground.
+run_step() {
+	local name=$1 t0 rc
+	shift
+	echo "=== $name: $*"
+	t0=$(date +%s)
+	"$@" 2>&1 | tee "$logdir/$name.log"
+	rc=${PIPESTATUS[0]}
+	record "$name" "$rc" "$t0"
+}
 
 if ! make --no-print-directory host-deps; then
 	echo "check: installing host packages failed" >&2
@@ -30,32 +54,38 @@ if ! make --no-print-directory host-deps; then
 	exit 1
 fi
 
-for step in "${steps[@]}"; do
-	name=${step%%:*}
-	cmd=${step#*:}
-	log=$logdir/$name.log
-	echo "=== $name: $cmd"
-	t0=$(date +%s)
-	$cmd 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	secs=$(( $(date +%s) - t0 ))
-	counts=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 |
-		sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2 \3/')
-	pass=0
-	fail=0
-	[ -n "$counts" ] && read -r pass fail <<<"$counts"
-	# A step that failed without reporting a failed test still failed.
-	if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
-		fail=1
-	fi
-	total_pass=$((total_pass + pass))
-	total_fail=$((total_fail + fail))
-	table+=("$(printf '%-16s %6s %6s %6ss  exit %s' "$name" "$pass" "$fail" "$secs" "$rc")")
-done
+# Built here first: the guests use them too.
+run_step unit make --no-print-directory unit
+run_step guest-tests make --no-print-directory guest-tests
+
+# The guests, in the background (their own package copies: the host steps
+# below rebuild build/deb).
+guests_log=$logdir/vmtest-matrix.log
+guests_t0=$(date +%s)
+echo "=== vmtest-matrix: make vmtest-matrix (in the background, log: $guests_log)"
+make --no-print-directory vmtest-matrix >"$guests_log" 2>&1 &
+guests_pid=$!
+trap 'kill "$guests_pid" 2>/dev/null; wait "$guests_pid"; exit 143' TERM
+trap 'kill "$guests_pid" 2>/dev/null; wait "$guests_pid"; exit 130' INT
+tail -n +1 -F --pid="$guests_pid" "$guests_log" 2>/dev/null | sed -u 's/^/guests| /' &
+tail_pid=$!
+
+run_step package-check make --no-print-directory package-check
+run_step compile-matrix make --no-print-directory compile-matrix
+run_step packaging-chroot make --no-print-directory packaging-chroot PACKAGES_BUILT=1
+
+wait "$guests_pid"
+guests_rc=$?
+trap - TERM INT
+wait "$tail_pid" 2>/dev/null
+record vmtest-matrix "$guests_rc" "$guests_t0"
 
 echo
-echo "=== make check summary ($(( $(date +%s) - t_start ))s, logs in $logdir/)"
-printf '%-16s %6s %6s %7s\n' step passed failed time
+echo "=== make check summary ($(($(date +%s) - t_start))s wall clock, logs in $logdir/)"
+printf '%-16s %6s %6s %7s %7s\n' step passed failed "at (s)" "secs"
 printf '%s\n' "${table[@]}"
+echo
+echo "guests (queued: seconds waiting for an image and a free slot; run: boot to verdict)"
+sed -n '/^suite  *kernel  *dkms/,/^[0-9]* passed, [0-9]* failed$/p' "$guests_log" | sed '$d'
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

@@ -190,6 +190,13 @@ expect "Secure Boot refused the module: the log line and mokutil --import, exit 
 	'^secureboot +FAIL: the kernel refused .*unsigned module.* Fix: sudo mokutil --import /var/lib/dkms/mok\.pub'
 
 healthy
+echo "[ 4.0] gasket: module verification failed: signature and/or required key missing - tainting kernel" >>"$m/klog"
+expect "a tainting (not refused) unsigned module: secureboot ok, exit 0" 0 '^secureboot +ok: SecureBoot disabled; no module key rejected'
+healthy
+printf '[ 5.1] Loading of unsigned module is rejected\n' >>"$m/klog"
+expect "an old refusal, apex loaded now: secureboot ok, exit 0" 0 '^secureboot +ok: .*older refusal.*apex is loaded now'
+
+healthy
 touch "$m/klog-denied"
 expect "kernel log for root only: secureboot skipped, says run with sudo, exit 0" 0 \
 	'^secureboot +skipped: SecureBoot disabled; the kernel log is for root only'

@@ -218,7 +218,29 @@ only_paths() {
 
 deb_paths() {
 	only_paths "$work/deb" \
-		"$srcdir/.+|lib/udev/rules\.d/60-apex\.rules|lib/modprobe\.d/apex\.conf|usr/lib/sysusers\.d/apex-dkms\.conf|usr/share/doc/apex-dkms/(README\.md(\.gz)?|changelog\.gz|copyright)"
+		"$srcdir/.+|lib/udev/rules\.d/60-apex\.rules|lib/modprobe\.d/apex\.conf|usr/lib/sysusers\.d/apex-dkms\.conf|usr/share/doc/apex-dkms/(README\.md(\.gz)?|changelog\.gz|copyright)|$doctor_paths"
+}
+
+# apex-doctor and its manual page, in both packages.
+doctor_paths='usr/bin/apex-doctor|usr/share/man/man1/apex-doctor\.1(\.gz)?'
+
+# doctor_shipped ROOT: ROOT/usr/bin/apex-doctor is the tree's, executable,
+# and the manual page is there.
+doctor_shipped() {
+	local f=$1/usr/bin/apex-doctor
+	same_file "$work/tree/tools/apex-doctor" "$f" || return 1
+	[ "$(stat -c %a "$f")" = 755 ] || { echo "${f#"$work"/} has mode $(stat -c %a "$f")"; return 1; }
+	compgen -G "$1/usr/share/man/man1/apex-doctor.1*" >/dev/null ||
+		{ echo "no apex-doctor.1 in ${1#"$work"/}/usr/share/man/man1"; return 1; }
+}
+
+deb_doctor() {
+	doctor_shipped "$work/deb"
+}
+
+doctor_shellcheck() {
+	apex_need shellcheck shellcheck
+	shellcheck "$work/tree/tools/apex-doctor" "$work/tree/tests/doctor-check.sh"
 }
 
 # --- the packaging sources --------------------------------------------------
@@ -402,7 +424,11 @@ rpm_config_files() {
 
 rpm_paths() {
 	only_paths "$work/rpm" \
-		"$srcdir/.+|usr/lib/udev/rules\.d/60-apex\.rules|usr/lib/modprobe\.d/apex\.conf|usr/lib/sysusers\.d/apex-dkms\.conf|usr/share/doc/apex-dkms(-$version)?/README\.md"
+		"$srcdir/.+|usr/lib/udev/rules\.d/60-apex\.rules|usr/lib/modprobe\.d/apex\.conf|usr/lib/sysusers\.d/apex-dkms\.conf|usr/share/doc/apex-dkms(-$version)?/README\.md|$doctor_paths"
+}
+
+rpm_doctor() {
+	doctor_shipped "$work/rpm"
 }
 
 rpm_scripts() {
@@ -428,6 +454,7 @@ check "deb: modprobe file /lib/modprobe.d/apex.conf" deb_modprobe
 check "deb: sysusers.d group apex, created before the dkms build" deb_sysusers
 check "deb: maintainer scripts (dkms, udev trigger, syntax)" deb_scripts
 check "deb: no files outside the expected paths" deb_paths
+check "deb: /usr/bin/apex-doctor (mode 0755) and its manual page" deb_doctor
 check "dkms.conf: refuses kernels before 5.10 only" dkms_kernel_floor
 check "dkms.conf: a kernel without CONFIG_PCI fails with that message" dkms_needs_pci
 check "modprobe.d: every module parameter in src/ documented" modprobe_documents_params
@@ -440,7 +467,25 @@ check "rpm: dkms.conf identical to the .deb's" rpm_dkms_conf
 check "rpm: src/ shipped unchanged in /$srcdir" rpm_sources
 check "rpm: udev, modprobe.d, sysusers.d files" rpm_config_files
 check "rpm: no files outside the expected paths" rpm_paths
+check "rpm: /usr/bin/apex-doctor (mode 0755) and its manual page" rpm_doctor
 check "rpm: scriptlets (group, dkms add/install, remove on erase only)" rpm_scripts
+check "apex-doctor: shellcheck clean" doctor_shellcheck
+
+# apex-doctor as the .deb ships it, on this host (no chip) and on fake
+# machines (tests/doctor-check.sh): each of its PASS/FAIL lines counts.
+if [ -x "$work/deb/usr/bin/apex-doctor" ]; then
+	while IFS= read -r line; do
+		case $line in
+		"PASS "*) echo "PASS apex-doctor: ${line#PASS }"; passed=$((passed + 1)) ;;
+		"FAIL "*) echo "FAIL apex-doctor: ${line#FAIL }"; failed=$((failed + 1)) ;;
+		[0-9]*" passed, "*) ;;
+		*) echo "$line" ;;
+		esac
+	done < <(tests/doctor-check.sh "$work/deb/usr/bin/apex-doctor" 2>&1)
+else
+	echo "FAIL apex-doctor: the host checks need the .deb's /usr/bin/apex-doctor"
+	failed=$((failed + 1))
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -18,6 +18,8 @@ source "$here/lib.sh"
 source "$here/pkg.sh"
 # shellcheck source=removal.sh
 source "$here/removal.sh"
+# shellcheck source=doctor.sh
+source "$here/doctor.sh"
 
 tap_diag "stage3 on $(uname -r), up $(cut -d' ' -f1 /proc/uptime) s"
 
@@ -40,10 +42,15 @@ elif [ -f "$APEX_NEW_KERNEL_FILE" ]; then
 	tap_dep_fail "new kernel: booted with kexec" "the kernel install and kexec -l in stage2"
 fi
 
+# --- apex-doctor: each broken state diagnosed, then undone (issue 16) -----------
+run_doctor_checks
+
 # --- chips that vanish: surprise removal, a killed apexsim (the chips stay dead)
 tap_phase "chips that vanish"
 run_removal_checks
 tap_check "dmesg: no WARNING, BUG, Oops, lockdep, UBSAN or Call Trace" dmesg_clean
+# apex-doctor with the dead chips, then with the chips taken off the bus.
+run_doctor_gone_checks
 
 # --- removal ---------------------------------------------------------------------
 tap_phase purge

@@ -43,6 +43,7 @@ elif [ -f "$APEX_NEW_KERNEL_FILE" ]; then
 fi
 
 # --- apex-doctor: each broken state diagnosed, then undone (issue 16) -----------
+tap_phase "apex-doctor diagnoses"
 run_doctor_checks
 
 # --- chips that vanish: surprise removal, a killed apexsim (the chips stay dead)
@@ -50,6 +51,7 @@ tap_phase "chips that vanish"
 run_removal_checks
 tap_check "dmesg: no WARNING, BUG, Oops, lockdep, UBSAN or Call Trace" dmesg_clean
 # apex-doctor with the dead chips, then with the chips taken off the bus.
+tap_phase "apex-doctor with the chips gone"
 run_doctor_gone_checks
 
 # --- removal ---------------------------------------------------------------------

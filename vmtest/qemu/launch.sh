@@ -413,7 +413,7 @@ main() {
 	mkdir -p "$run_dir"
 	run_dir=$(realpath "$run_dir")
 	rm -f "$run_dir/overlay.qcow2" "$run_dir/console.log" "$run_dir/results.tap" \
-		"$run_dir/apexsim.status" "$run_dir/timeline"
+		"$run_dir/apexsim.status"
 	sock_dir=$(mktemp -d /tmp/apex-vm.XXXXXX)	# short: UNIX socket paths are limited
 	trap cleanup EXIT
 	trap 'exit 130' INT

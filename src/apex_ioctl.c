@@ -14,8 +14,8 @@
 #include "apex_pm.h"
 
 /*
- * As in seed 001: the owner (the only process that can hold the node open
- * for writing) or CAP_SYS_ADMIN.
+ * As the 2018 staging driver defined it: the owner (the only process that
+ * can hold the node open for writing) or CAP_SYS_ADMIN.
  */
 static bool apex_ioctl_permitted(struct file *filp)
 {

@@ -22,6 +22,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 
+#include "gasket_coherent.h"
 #include "gasket_compat.h"
 #include "gasket_core.h"
 #include "gasket_interrupt.h"

@@ -11,7 +11,7 @@
 #include "uapi/apex.h"
 #include "apex_ioctl.h"
 #include "apex_main.h"
-#include "apex_pm.h"
+#include "apex_session.h"
 
 /*
  * As the 2018 staging driver defined it: the owner (the only process that
@@ -29,7 +29,7 @@ static long apex_ioctl_gate_clock(struct apex_dev *adev,
 
 	if (copy_from_user(&arg, argp, sizeof(arg)))
 		return -EFAULT;
-	return apex_pm_gate_clock(adev, arg.enable);
+	return apex_session_gate_clock(adev, arg.enable);
 }
 
 static long
@@ -42,7 +42,7 @@ apex_ioctl_performance(struct apex_dev *adev,
 		return -EFAULT;
 	if (arg.performance > APEX_PERFORMANCE_MAX)
 		return -EINVAL;
-	return apex_pm_set_performance(adev, arg.performance);
+	return apex_session_set_performance(adev, arg.performance);
 }
 
 /**

@@ -12,7 +12,7 @@
 
 #include "apex_ioctl.h"
 #include "apex_main.h"
-#include "apex_pm.h"
+#include "apex_session.h"
 #include "apex_sysfs.h"
 #include "apex_thermal.h"
 
@@ -75,7 +75,7 @@ static_assert(ARRAY_SIZE(apex_interrupts) == APEX_INTERRUPT_COUNT);
 
 static const struct attribute_group *apex_groups[] = {
 	&apex_sysfs_group,
-	&apex_pm_group,
+	&apex_session_group,
 	&apex_thermal_group,
 	NULL
 };
@@ -125,10 +125,10 @@ static const struct gasket_driver_desc apex_desc = {
 
 	.sysfs_groups = apex_groups,
 
-	.device_open_cb = apex_pm_open_cb,
-	.device_close_cb = apex_pm_close_cb,
-	.device_reset_cb = apex_pm_reset_cb,
-	.device_status_cb = apex_pm_status_cb,
+	.device_open_cb = apex_session_open_cb,
+	.device_close_cb = apex_session_close_cb,
+	.device_reset_cb = apex_session_reset_cb,
+	.device_status_cb = apex_session_status_cb,
 	.interrupt_cb = apex_interrupt_cb,
 	.ioctl_handler_cb = apex_ioctl,
 };
@@ -181,7 +181,7 @@ static int apex_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return ret;
 	gasket_dev_set_drvdata(adev->gdev, adev);
 
-	ret = apex_pm_probe(adev);
+	ret = apex_session_probe(adev);
 	if (ret)
 		goto err_remove_device;
 	ret = apex_thermal_probe(adev);
@@ -191,7 +191,7 @@ static int apex_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_stop_thermal;
 
-	apex_pm_idle(adev);
+	apex_session_idle(adev);
 	apex_thermal_open(adev);
 	return 0;
 

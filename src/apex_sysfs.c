@@ -12,7 +12,7 @@
 #include <linux/string.h>
 
 #include "apex_main.h"
-#include "apex_pm.h"
+#include "apex_session.h"
 #include "apex_sysfs.h"
 #include "apex_thermal.h"
 
@@ -121,7 +121,7 @@ ssize_t apex_tunable_store(struct device *dev, struct device_attribute *attr,
 	mutex_lock(&adev->lock);
 	adev->ovr[tun->id] = ovr;
 	if (!adev->gone) {
-		apex_pm_tunable_changed(adev, tun->id);
+		apex_session_tunable_changed(adev, tun->id);
 		apex_thermal_tunable_changed(adev, tun->id);
 	}
 	mutex_unlock(&adev->lock);

@@ -14,7 +14,7 @@
 #include <linux/workqueue.h>
 
 #include "apex_main.h"
-#include "apex_pm.h"
+#include "apex_session.h"
 #include "apex_thermal.h"
 
 #define APEX_TRIP_POINTS	3
@@ -205,7 +205,7 @@ static void apex_thermal_work(struct work_struct *work)
 				 "%d mC: GCB clock divided by %u\n", mc,
 				 1U << level);
 		adev->thermal_level = level;
-		apex_pm_apply_clocks(adev);
+		apex_session_apply_clocks(adev);
 	}
 
 	next_ms = apex_tunable_get(adev, &apex_tun_temp_poll_interval);

@@ -14,7 +14,7 @@
 
 #include "uapi/apex.h"
 #include "apex_main.h"
-#include "apex_pm.h"
+#include "apex_session.h"
 #include "apex_thermal.h"
 
 /* The chip needs well under a second; 12 s is what the vendor allowed. */
@@ -37,7 +37,7 @@ APEX_TUNABLE(bypass_top_level, APEX_TUN_BYPASS_TOP_LEVEL, 0, 0, 1, false,
 	     "Act as if only the TPU core exists: no reset, power or clock "
 	     "programming (0 or 1, default 0). Read at probe and at every open.");
 
-static struct attribute *apex_pm_attrs[] = {
+static struct attribute *apex_session_attrs[] = {
 	&apex_tun_allow_power_save.dattr.attr,
 	&apex_tun_allow_sw_clock_gating.dattr.attr,
 	&apex_tun_allow_hw_clock_gating.dattr.attr,
@@ -45,8 +45,8 @@ static struct attribute *apex_pm_attrs[] = {
 	NULL
 };
 
-const struct attribute_group apex_pm_group = {
-	.attrs = apex_pm_attrs,
+const struct attribute_group apex_session_group = {
+	.attrs = apex_session_attrs,
 };
 
 /* LOW..MAX -> GCB clock divider 3..0 (62.5..500 MHz). */
@@ -56,7 +56,7 @@ static u32 apex_perf_clkdiv(u32 level)
 }
 
 /* Power-state override: whether the chip may gate its clock when idle. */
-static void apex_pm_apply_hw_gating(struct apex_dev *adev)
+static void apex_session_apply_hw_gating(struct apex_dev *adev)
 {
 	bool allow = apex_tunable_get(adev, &apex_tun_allow_hw_clock_gating);
 
@@ -69,7 +69,7 @@ static void apex_pm_apply_hw_gating(struct apex_dev *adev)
 }
 
 /**
- * apex_pm_tunable_changed() - a per-device power tunable was written
+ * apex_session_tunable_changed() - a per-device power tunable was written
  * @adev: the device
  * @id: the tunable
  *
@@ -77,18 +77,18 @@ static void apex_pm_apply_hw_gating(struct apex_dev *adev)
  *
  * Context: adev->lock held.
  */
-void apex_pm_tunable_changed(struct apex_dev *adev, enum apex_tunable_id id)
+void apex_session_tunable_changed(struct apex_dev *adev, enum apex_tunable_id id)
 {
 	if (id == APEX_TUN_ALLOW_HW_CLOCK_GATING)
-		apex_pm_apply_hw_gating(adev);
+		apex_session_apply_hw_gating(adev);
 }
 
-static bool apex_pm_gcb_in_reset(struct apex_dev *adev)
+static bool apex_session_gcb_in_reset(struct apex_dev *adev)
 {
 	return apex_read32(adev, APEX_SCU_CTRL_3) & APEX_SCU3_CUR_RST_GCB;
 }
 
-static int apex_pm_wait32(struct apex_dev *adev, u32 off, u32 mask, u32 want,
+static int apex_session_wait32(struct apex_dev *adev, u32 off, u32 mask, u32 want,
 			  const char *what)
 {
 	int ret = gasket_dev_poll_32(adev->gdev, APEX_BAR_INDEX, off, mask, want,
@@ -101,7 +101,7 @@ static int apex_pm_wait32(struct apex_dev *adev, u32 off, u32 mask, u32 want,
 }
 
 /* Stop the GCB and power its RAM down: the low-power state. */
-static int apex_pm_enter_reset(struct apex_dev *adev)
+static int apex_session_enter_reset(struct apex_dev *adev)
 {
 	int ret;
 
@@ -128,15 +128,15 @@ static int apex_pm_enter_reset(struct apex_dev *adev)
 			 APEX_GATED_GCB_FORCE_GATE);
 	apex_set_field32(adev, APEX_SCU_CTRL_3, APEX_SCU3_RG_FORCE_RAM_SD,
 			 APEX_RAM_SD_FORCE_SHUTDOWN);
-	ret = apex_pm_wait32(adev, APEX_SCU_CTRL_3, APEX_SCU3_CUR_GCB_SRAM_SD,
+	ret = apex_session_wait32(adev, APEX_SCU_CTRL_3, APEX_SCU3_CUR_GCB_SRAM_SD,
 			     APEX_SCU3_CUR_GCB_SRAM_SD, "RAM did not shut down");
 	if (!ret)
 		adev->powered = false;
 	return ret;
 }
 
-/* The reverse of apex_pm_enter_reset(): RAM on, clock on, out of reset. */
-static int apex_pm_quit_reset(struct apex_dev *adev)
+/* The reverse of apex_session_enter_reset(): RAM on, clock on, out of reset. */
+static int apex_session_quit_reset(struct apex_dev *adev)
 {
 	int ret;
 
@@ -148,22 +148,22 @@ static int apex_pm_quit_reset(struct apex_dev *adev)
 			 APEX_GATED_GCB_HW);
 	apex_set_field32(adev, APEX_SCU_CTRL_2, APEX_SCU2_RG_RST_GCB,
 			 APEX_RST_GCB_FORCE_RUN);
-	ret = apex_pm_wait32(adev, APEX_SCU_CTRL_3, APEX_SCU3_CUR_GCB_SRAM_SD, 0,
+	ret = apex_session_wait32(adev, APEX_SCU_CTRL_3, APEX_SCU3_CUR_GCB_SRAM_SD, 0,
 			     "RAM did not power up");
 	if (ret)
 		return ret;
-	ret = apex_pm_wait32(adev, APEX_SCU_CTRL_3, APEX_SCU3_CUR_RST_GCB, 0,
+	ret = apex_session_wait32(adev, APEX_SCU_CTRL_3, APEX_SCU3_CUR_RST_GCB, 0,
 			     "GCB did not leave reset");
 	if (ret)
 		return ret;
 
 	adev->powered = true;
-	apex_pm_apply_hw_gating(adev);
+	apex_session_apply_hw_gating(adev);
 	return 0;
 }
 
 /* Toggle through reset so the GCB re-initialises, as on every open. */
-static int apex_pm_reset_locked(struct apex_dev *adev)
+static int apex_session_reset_locked(struct apex_dev *adev)
 {
 	int ret = 0;
 
@@ -172,22 +172,22 @@ static int apex_pm_reset_locked(struct apex_dev *adev)
 		return -ENODEV;
 
 	if (!adev->bypass) {
-		if (!apex_pm_gcb_in_reset(adev))
-			ret = apex_pm_enter_reset(adev);
+		if (!apex_session_gcb_in_reset(adev))
+			ret = apex_session_enter_reset(adev);
 		if (!ret)
-			ret = apex_pm_quit_reset(adev);
+			ret = apex_session_quit_reset(adev);
 		adev->reset_failed = ret;
 		if (ret)
 			return ret;
 	}
 
 	clear_bit(APEX_EVENT_FATAL, &adev->events);
-	apex_pm_apply_clocks(adev);
+	apex_session_apply_clocks(adev);
 	return 0;
 }
 
 /* allow_sw_clock_gating as it applies now, warning once if bypass defeats it. */
-static bool apex_pm_sw_gating_allowed(struct apex_dev *adev)
+static bool apex_session_sw_gating_allowed(struct apex_dev *adev)
 {
 	bool want = apex_tunable_get(adev, &apex_tun_allow_sw_clock_gating);
 	bool conflict = want && adev->bypass;
@@ -201,15 +201,15 @@ static bool apex_pm_sw_gating_allowed(struct apex_dev *adev)
 }
 
 /* bypass_top_level holds from one probe or open to the next. */
-static void apex_pm_resolve(struct apex_dev *adev)
+static void apex_session_resolve(struct apex_dev *adev)
 {
 	lockdep_assert_held(&adev->lock);
 	adev->bypass = apex_tunable_get(adev, &apex_tun_bypass_top_level);
-	apex_pm_sw_gating_allowed(adev);
+	apex_session_sw_gating_allowed(adev);
 }
 
 /**
- * apex_pm_probe() - first reset of the chip at probe
+ * apex_session_probe() - first reset of the chip at probe
  * @adev: the device, registers mapped, node not yet created
  *
  * Brings the GCB out of reset and waits for the chip to report its page
@@ -217,15 +217,15 @@ static void apex_pm_resolve(struct apex_dev *adev)
  *
  * Return: 0 or -ETIMEDOUT.
  */
-int apex_pm_probe(struct apex_dev *adev)
+int apex_session_probe(struct apex_dev *adev)
 {
 	struct device *dev = &adev->pdev->dev;
 	u64 pt, msix;
 	int ret;
 
 	mutex_lock(&adev->lock);
-	apex_pm_resolve(adev);
-	ret = apex_pm_reset_locked(adev);
+	apex_session_resolve(adev);
+	ret = apex_session_reset_locked(adev);
 	mutex_unlock(&adev->lock);
 	if (ret)
 		return ret;
@@ -248,22 +248,22 @@ int apex_pm_probe(struct apex_dev *adev)
 }
 
 /* End of probe: nobody has the node open yet, so save power if allowed. */
-void apex_pm_idle(struct apex_dev *adev)
+void apex_session_idle(struct apex_dev *adev)
 {
 	mutex_lock(&adev->lock);
 	if (apex_tunable_get(adev, &apex_tun_allow_power_save) && !adev->bypass)
-		adev->reset_failed = apex_pm_enter_reset(adev);
+		adev->reset_failed = apex_session_enter_reset(adev);
 	mutex_unlock(&adev->lock);
 }
 
 /* device_open_cb: new session, re-initialise the chip. */
-int apex_pm_open_cb(struct gasket_dev *gdev)
+int apex_session_open_cb(struct gasket_dev *gdev)
 {
 	struct apex_dev *adev = apex_from_gasket(gdev);
 	int ret;
 
 	mutex_lock(&adev->lock);
-	apex_pm_resolve(adev);
+	apex_session_resolve(adev);
 	/* A new session starts at full speed, whatever the last one asked. */
 	adev->perf_clkdiv = apex_perf_clkdiv(APEX_PERFORMANCE_MAX);
 	mutex_unlock(&adev->lock);
@@ -276,7 +276,7 @@ int apex_pm_open_cb(struct gasket_dev *gdev)
 }
 
 /* device_close_cb: log what the chip reports, then save power if allowed. */
-int apex_pm_close_cb(struct gasket_dev *gdev)
+int apex_session_close_cb(struct gasket_dev *gdev)
 {
 	struct apex_dev *adev = apex_from_gasket(gdev);
 	u64 hib_error, scalar_error;
@@ -294,7 +294,7 @@ int apex_pm_close_cb(struct gasket_dev *gdev)
 				     hib_error, scalar_error);
 
 	if (apex_tunable_get(adev, &apex_tun_allow_power_save) && !adev->bypass) {
-		ret = apex_pm_enter_reset(adev);
+		ret = apex_session_enter_reset(adev);
 		adev->reset_failed = ret;
 	}
 out:
@@ -303,13 +303,13 @@ out:
 }
 
 /* device_reset_cb: GASKET_IOCTL_RESET and the last writer's close. */
-int apex_pm_reset_cb(struct gasket_dev *gdev)
+int apex_session_reset_cb(struct gasket_dev *gdev)
 {
 	struct apex_dev *adev = apex_from_gasket(gdev);
 	int ret;
 
 	mutex_lock(&adev->lock);
-	ret = apex_pm_reset_locked(adev);
+	ret = apex_session_reset_locked(adev);
 	mutex_unlock(&adev->lock);
 	return ret;
 }
@@ -319,7 +319,7 @@ int apex_pm_reset_cb(struct gasket_dev *gdev)
  * (until the next good reset), or when the chip says the GCB is down
  * although the driver powered it. A chip in power save is ALIVE.
  */
-int apex_pm_status_cb(struct gasket_dev *gdev)
+int apex_session_status_cb(struct gasket_dev *gdev)
 {
 	struct apex_dev *adev = apex_from_gasket(gdev);
 	int status = GASKET_STATUS_ALIVE;
@@ -344,7 +344,7 @@ int apex_pm_status_cb(struct gasket_dev *gdev)
 }
 
 /**
- * apex_pm_gate_clock() - APEX_IOCTL_GATE_CLOCK
+ * apex_session_gate_clock() - APEX_IOCTL_GATE_CLOCK
  * @adev: the device
  * @gate: true to gate the GCB clock, false to un-gate it
  *
@@ -354,7 +354,7 @@ int apex_pm_status_cb(struct gasket_dev *gdev)
  *
  * Return: 0, or -ENODEV once the device is being removed.
  */
-int apex_pm_gate_clock(struct apex_dev *adev, bool gate)
+int apex_session_gate_clock(struct apex_dev *adev, bool gate)
 {
 	int ret = 0;
 
@@ -362,9 +362,9 @@ int apex_pm_gate_clock(struct apex_dev *adev, bool gate)
 	if (adev->gone) {
 		ret = -ENODEV;
 	} else if (adev->bypass) {
-		apex_pm_sw_gating_allowed(adev);	/* just for its warning */
+		apex_session_sw_gating_allowed(adev);	/* just for its warning */
 	} else if (gate) {
-		if (apex_pm_sw_gating_allowed(adev)) {
+		if (apex_session_sw_gating_allowed(adev)) {
 			apex_set_field32(adev, APEX_SCU_AXI_QUIESCE,
 					 APEX_AXI_QUIESCE, 1);
 			apex_set_field32(adev, APEX_SCU_CTRL_2,
@@ -381,13 +381,13 @@ int apex_pm_gate_clock(struct apex_dev *adev, bool gate)
 }
 
 /**
- * apex_pm_set_performance() - APEX_IOCTL_PERFORMANCE_EXPECTATION
+ * apex_session_set_performance() - APEX_IOCTL_PERFORMANCE_EXPECTATION
  * @adev: the device
  * @level: enum apex_performance_expectation, already range checked
  *
  * Return: 0, or -ENODEV once the device is being removed.
  */
-int apex_pm_set_performance(struct apex_dev *adev, u32 level)
+int apex_session_set_performance(struct apex_dev *adev, u32 level)
 {
 	int ret = 0;
 
@@ -396,14 +396,14 @@ int apex_pm_set_performance(struct apex_dev *adev, u32 level)
 		ret = -ENODEV;
 	} else {
 		adev->perf_clkdiv = apex_perf_clkdiv(level);
-		apex_pm_apply_clocks(adev);
+		apex_session_apply_clocks(adev);
 	}
 	mutex_unlock(&adev->lock);
 	return ret;
 }
 
 /**
- * apex_pm_apply_clocks() - program the GCB clock divider
+ * apex_session_apply_clocks() - program the GCB clock divider
  * @adev: the device
  *
  * The divider is the slower of what userspace asked for and what the
@@ -411,7 +411,7 @@ int apex_pm_set_performance(struct apex_dev *adev, u32 level)
  *
  * Context: adev->lock held.
  */
-void apex_pm_apply_clocks(struct apex_dev *adev)
+void apex_session_apply_clocks(struct apex_dev *adev)
 {
 	u32 div = max(adev->perf_clkdiv, adev->thermal_level);
 

@@ -524,6 +524,9 @@ int gasket_page_table_map(struct gasket_page_table *pt, u64 host_addr,
 	}
 
 	gasket_pt_commit(pt, &range);
+	dev_dbg(pt->gdev->dev, "map: %u %s pages of %s memory at %#llx\n",
+		range.count, range.extended ? "extended" : "simple",
+		ret ? "coherent" : "user", dev_addr);
 	return 0;
 }
 
@@ -542,6 +545,8 @@ int gasket_page_table_unmap(struct gasket_page_table *pt, u64 dev_addr,
 	if (!gasket_pt_range_is(pt, &range, GASKET_PTE_PINNED))
 		return -EINVAL;
 	gasket_pt_clear(pt, &range);
+	dev_dbg(pt->gdev->dev, "unmap: %u pages at %#llx\n", range.count,
+		dev_addr);
 	return 0;
 }
 
@@ -643,6 +648,8 @@ int gasket_page_table_map_dmabuf(struct gasket_page_table *pt, int fd,
 	mapping->dev_addr = dev_addr;
 	mapping->num_pages = num_pages;
 	list_add(&mapping->list, &pt->dmabufs);
+	dev_dbg(pt->gdev->dev, "map: %u dma-buf pages (fd %d) at %#llx\n",
+		num_pages, fd, dev_addr);
 	return 0;
 
 err_unmap:
@@ -695,6 +702,9 @@ int gasket_page_table_unmap_dmabuf(struct gasket_page_table *pt, int fd,
 		if (mapping->dmabuf == dmabuf && mapping->dev_addr == dev_addr &&
 		    mapping->num_pages == num_pages) {
 			gasket_pt_drop_dmabuf(pt, mapping);
+			dev_dbg(pt->gdev->dev,
+				"unmap: %u dma-buf pages (fd %d) at %#llx\n",
+				num_pages, fd, dev_addr);
 			ret = 0;
 			break;
 		}
@@ -773,6 +783,8 @@ int gasket_page_table_partition(struct gasket_page_table *pt, u64 num_simple)
 
 	WRITE_ONCE(pt->num_simple, num_simple);
 	writeq(num_simple, pt->extended_reg);
+	dev_dbg(pt->gdev->dev, "page table: %llu of %u entries simple\n",
+		num_simple, pt->total_entries);
 	return 0;
 }
 

@@ -11,11 +11,11 @@
 #include "uapi/apex.h"
 #include "apex_ioctl.h"
 #include "apex_main.h"
-#include "apex_pm.h"
+#include "apex_session.h"
 
 /*
- * As in seed 001: the owner (the only process that can hold the node open
- * for writing) or CAP_SYS_ADMIN.
+ * As the 2018 staging driver defined it: the owner (the only process that
+ * can hold the node open for writing) or CAP_SYS_ADMIN.
  */
 static bool apex_ioctl_permitted(struct file *filp)
 {
@@ -29,7 +29,7 @@ static long apex_ioctl_gate_clock(struct apex_dev *adev,
 
 	if (copy_from_user(&arg, argp, sizeof(arg)))
 		return -EFAULT;
-	return apex_pm_gate_clock(adev, arg.enable);
+	return apex_session_gate_clock(adev, arg.enable);
 }
 
 static long
@@ -42,7 +42,7 @@ apex_ioctl_performance(struct apex_dev *adev,
 		return -EFAULT;
 	if (arg.performance > APEX_PERFORMANCE_MAX)
 		return -EINVAL;
-	return apex_pm_set_performance(adev, arg.performance);
+	return apex_session_set_performance(adev, arg.performance);
 }
 
 /**

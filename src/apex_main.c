@@ -12,9 +12,10 @@
 
 #include "apex_ioctl.h"
 #include "apex_main.h"
-#include "apex_pm.h"
+#include "apex_session.h"
 #include "apex_sysfs.h"
 #include "apex_thermal.h"
+#include "apex_tunables.h"
 
 #define APEX_DRIVER_VERSION	"1.2"
 
@@ -75,7 +76,7 @@ static_assert(ARRAY_SIZE(apex_interrupts) == APEX_INTERRUPT_COUNT);
 
 static const struct attribute_group *apex_groups[] = {
 	&apex_sysfs_group,
-	&apex_pm_group,
+	&apex_session_group,
 	&apex_thermal_group,
 	NULL
 };
@@ -125,10 +126,10 @@ static const struct gasket_driver_desc apex_desc = {
 
 	.sysfs_groups = apex_groups,
 
-	.device_open_cb = apex_pm_open_cb,
-	.device_close_cb = apex_pm_close_cb,
-	.device_reset_cb = apex_pm_reset_cb,
-	.device_status_cb = apex_pm_status_cb,
+	.device_open_cb = apex_session_open_cb,
+	.device_close_cb = apex_session_close_cb,
+	.device_reset_cb = apex_session_reset_cb,
+	.device_status_cb = apex_session_status_cb,
 	.interrupt_cb = apex_interrupt_cb,
 	.ioctl_handler_cb = apex_ioctl,
 };
@@ -153,11 +154,14 @@ static int apex_check_hardware(struct pci_dev *pdev)
 	return 0;
 }
 
+/* gone is set under both locks that guard register access, in lock order. */
 static void apex_mark_gone(struct apex_dev *adev)
 {
-	mutex_lock(&adev->lock);
+	mutex_lock(&adev->thermal.lock);
+	mutex_lock(&adev->power.lock);
 	adev->gone = true;
-	mutex_unlock(&adev->lock);
+	mutex_unlock(&adev->power.lock);
+	mutex_unlock(&adev->thermal.lock);
 }
 
 static int apex_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -174,14 +178,18 @@ static int apex_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!adev)
 		return -ENOMEM;
 	adev->pdev = pdev;
-	mutex_init(&adev->lock);
+	apex_tunables_init(&adev->tunables);
+	apex_session_init(adev);
+	apex_thermal_init(adev);
 
 	ret = gasket_pci_add_device(pdev, &apex_desc, &adev->gdev);
 	if (ret)
 		return ret;
 	gasket_dev_set_drvdata(adev->gdev, adev);
+	dev_dbg(&pdev->dev, "probe: BAR%d mapped, resetting the chip\n",
+		APEX_BAR_INDEX);
 
-	ret = apex_pm_probe(adev);
+	ret = apex_session_probe(adev);
 	if (ret)
 		goto err_remove_device;
 	ret = apex_thermal_probe(adev);
@@ -189,18 +197,17 @@ static int apex_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_remove_device;
 	ret = gasket_enable_device(adev->gdev);
 	if (ret)
-		goto err_stop_thermal;
+		goto err_remove_device;
 
-	apex_pm_idle(adev);
+	apex_session_idle(adev);
 	apex_thermal_open(adev);
+	dev_dbg(&pdev->dev, "probe: done\n");
 	return 0;
 
-err_stop_thermal:
-	apex_mark_gone(adev);
-	/* An interrupt during the failed enable may have queued the work. */
-	apex_thermal_remove(adev);
 err_remove_device:
 	apex_mark_gone(adev);
+	/* An interrupt during a failed enable may have queued the work. */
+	apex_thermal_remove(adev);
 	gasket_pci_remove_device(pdev);
 	return ret;
 }
@@ -218,6 +225,7 @@ static void apex_pci_remove(struct pci_dev *pdev)
 	gasket_disable_device(gdev);
 	apex_thermal_remove(adev);
 	gasket_pci_remove_device(pdev);
+	dev_dbg(&pdev->dev, "removed\n");
 }
 
 static const struct pci_device_id apex_pci_ids[] = {

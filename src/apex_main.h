@@ -7,13 +7,13 @@
 #define __APEX_MAIN_H__
 
 #include <linux/bitfield.h>
-#include <linux/mutex.h>
 #include <linux/types.h>
-#include <linux/workqueue.h>
 
 #include "gasket_core.h"
 #include "apex_regs.h"
-#include "apex_sysfs.h"
+#include "apex_session.h"
+#include "apex_thermal.h"
+#include "apex_tunables.h"
 
 /* Interrupt sources, also their MSI-X vectors; the framework needs them dense. */
 enum apex_interrupt {
@@ -38,24 +38,31 @@ enum apex_event {
 	APEX_EVENT_FATAL,	/* FATAL_ERR raised since the last good reset */
 };
 
+/*
+ * One Apex. Each concern keeps its state, and the lock for it, in its own
+ * member: power (apex_session.c), thermal (apex_thermal.c) and tunables
+ * (apex_tunables.c).
+ *
+ * Lock order, outermost first:
+ *   gasket_dev.mutex (held around the session callbacks)
+ *   -> thermal.lock -> power.lock -> tunables.lock
+ * The thermal work programs the clock through apex_session_throttle(), so
+ * thermal.lock is never taken inside power.lock. A tunable's changed()
+ * callback runs with none of them held.
+ */
 struct apex_dev {
 	struct pci_dev *pdev;
 	struct gasket_dev *gdev;
 	unsigned long events;		/* enum apex_event bits, atomic bitops */
+	/*
+	 * Being removed: no more register access. Set under power.lock and
+	 * thermal.lock both, so holding either one is enough to read it.
+	 */
+	bool gone;
 
-	struct mutex lock;	/* Protects: the fields below, SCU and OMC programming */
-	bool gone;		/* being removed: no more register access */
-	bool powered;		/* the last reset sequence left the GCB running */
-	bool reset_failed;	/* the last reset sequence timed out */
-	bool bypass;		/* bypass_top_level as resolved at probe or open */
-	bool warned_sw_bypass;	/* sw clock gating vs bypass warning given */
-	bool warned_trips;	/* trip point order warning given */
-	bool warn1_masked;	/* hw_temp_warn1 fired: off until the chip cools */
-	u32 perf_clkdiv;	/* GCB clock divider userspace asked for */
-	u32 thermal_level;	/* trip points the chip is throttled for, 0..3 */
-	struct apex_override ovr[APEX_TUN_COUNT];	/* per-device layer */
-
-	struct delayed_work thermal_work;	/* temperature check */
+	struct apex_power power;	/* reset, power save, clocks */
+	struct apex_thermal thermal;	/* sensor, throttling, alarms */
+	struct apex_tunables tunables;	/* per-device tunable values */
 };
 
 static inline u32 apex_read32(struct apex_dev *adev, u32 off)

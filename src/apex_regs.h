@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Apex register map: offsets into BAR2 and the fields the driver touches.
- * Offsets are the chip's (seed 001 and the later gasket-driver); bit
- * layouts of the SCU and OMC blocks follow libedgetpu's CSR helpers.
+ * Offsets are the chip's, as the 2018 staging driver and the later
+ * gasket-driver define them; bit layouts of the SCU and OMC blocks follow
+ * libedgetpu's CSR helpers.
  */
 #ifndef __APEX_REGS_H__
 #define __APEX_REGS_H__

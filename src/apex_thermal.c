@@ -14,47 +14,60 @@
 #include <linux/workqueue.h>
 
 #include "apex_main.h"
-#include "apex_pm.h"
+#include "apex_session.h"
 #include "apex_thermal.h"
+#include "apex_tunables.h"
 
 #define APEX_TRIP_POINTS	3
 /* A level is left only this far below its trip point, so it cannot flap. */
 #define APEX_THERMAL_HYST_MC	2000
 /* How often a masked warning is rechecked when polling is off. */
 #define APEX_THERMAL_RECHECK_MS	1000
-/* Limits a threshold may take, milli-degrees C. */
-#define APEX_TEMP_MIN_MC	0
-#define APEX_TEMP_MAX_MC	150000
+/* Range a trip point or alarm threshold may be set to, milli-degrees C. */
+#define APEX_THRESHOLD_MIN_MC	0
+#define APEX_THRESHOLD_MAX_MC	150000
+
+static void apex_thermal_alarms_changed(struct apex_dev *adev,
+					const struct apex_tunable *tun);
+static void apex_thermal_trips_changed(struct apex_dev *adev,
+				       const struct apex_tunable *tun);
 
 APEX_TUNABLE(trip_point0_temp, APEX_TUN_TRIP_POINT0_TEMP, 85000,
-	     APEX_TEMP_MIN_MC, APEX_TEMP_MAX_MC, false,
+	     APEX_THRESHOLD_MIN_MC, APEX_THRESHOLD_MAX_MC, false,
+	     apex_thermal_trips_changed,
 	     "Above this the GCB clock is halved (milli-degrees C, 0..150000, "
 	     "default 85000; trip points must ascend). Read at every check.");
 APEX_TUNABLE(trip_point1_temp, APEX_TUN_TRIP_POINT1_TEMP, 90000,
-	     APEX_TEMP_MIN_MC, APEX_TEMP_MAX_MC, false,
+	     APEX_THRESHOLD_MIN_MC, APEX_THRESHOLD_MAX_MC, false,
+	     apex_thermal_trips_changed,
 	     "Above this the GCB clock runs at a quarter (milli-degrees C, "
 	     "0..150000, default 90000). Read at every check.");
 APEX_TUNABLE(trip_point2_temp, APEX_TUN_TRIP_POINT2_TEMP, 95000,
-	     APEX_TEMP_MIN_MC, APEX_TEMP_MAX_MC, false,
+	     APEX_THRESHOLD_MIN_MC, APEX_THRESHOLD_MAX_MC, false,
+	     apex_thermal_trips_changed,
 	     "Above this the GCB clock runs at an eighth (milli-degrees C, "
 	     "0..150000, default 95000). Read at every check.");
 APEX_TUNABLE(hw_temp_warn1, APEX_TUN_HW_TEMP_WARN1, 100000,
-	     APEX_TEMP_MIN_MC, APEX_TEMP_MAX_MC, false,
+	     APEX_THRESHOLD_MIN_MC, APEX_THRESHOLD_MAX_MC, false,
+	     apex_thermal_alarms_changed,
 	     "Chip's own warning threshold, raises an interrupt that makes the "
 	     "driver re-check at once (milli-degrees C, 0..150000, default "
 	     "100000). Programmed at probe and every open.");
 APEX_TUNABLE(hw_temp_warn1_en, APEX_TUN_HW_TEMP_WARN1_EN, 0, 0, 1, true,
+	     apex_thermal_alarms_changed,
 	     "Enable hw_temp_warn1 (bool, default N). Programmed at probe and "
 	     "every open.");
 APEX_TUNABLE(hw_temp_warn2, APEX_TUN_HW_TEMP_WARN2, 110000,
-	     APEX_TEMP_MIN_MC, APEX_TEMP_MAX_MC, false,
+	     APEX_THRESHOLD_MIN_MC, APEX_THRESHOLD_MAX_MC, false,
+	     apex_thermal_alarms_changed,
 	     "Chip's shutdown alarm threshold (milli-degrees C, 0..150000, "
 	     "default 110000). Programmed at probe and every open.");
 APEX_TUNABLE(hw_temp_warn2_en, APEX_TUN_HW_TEMP_WARN2_EN, 0, 0, 1, true,
+	     apex_thermal_alarms_changed,
 	     "Enable hw_temp_warn2 (bool, default N). Programmed at probe and "
 	     "every open.");
 APEX_TUNABLE(temp_poll_interval, APEX_TUN_TEMP_POLL_INTERVAL, 5000, 0, 60000,
-	     false,
+	     false, apex_thermal_trips_changed,
 	     "Temperature check period for throttling (ms, 0..60000, 0 = off, "
 	     "default 5000). Read after every check; restarted at every open.");
 
@@ -89,18 +102,18 @@ static void apex_thermal_trips(struct apex_dev *adev, int trips[APEX_TRIP_POINTS
 	bool bad = false;
 	int i;
 
-	lockdep_assert_held(&adev->lock);
+	lockdep_assert_held(&adev->thermal.lock);
 	for (i = 0; i < APEX_TRIP_POINTS; i++) {
 		trips[i] = apex_tunable_get(adev, tun[i]);
 		if (i && trips[i] < trips[i - 1])
 			bad = true;
 	}
-	if (bad && !adev->warned_trips)
+	if (bad && !adev->thermal.warned_trips)
 		dev_warn(&adev->pdev->dev,
 			 "trip_point0..2_temp %d, %d, %d do not ascend, using %d, %d, %d\n",
 			 trips[0], trips[1], trips[2], tun[0]->def, tun[1]->def,
 			 tun[2]->def);
-	adev->warned_trips = bad;
+	adev->thermal.warned_trips = bad;
 	if (bad)
 		for (i = 0; i < APEX_TRIP_POINTS; i++)
 			trips[i] = tun[i]->def;
@@ -124,10 +137,10 @@ static void apex_thermal_program(struct apex_dev *adev)
 	u32 warn1 = apex_mc_to_code(apex_tunable_get(adev, &apex_tun_hw_temp_warn1));
 	u32 warn2 = apex_mc_to_code(apex_tunable_get(adev, &apex_tun_hw_temp_warn2));
 	bool en1 = apex_tunable_get(adev, &apex_tun_hw_temp_warn1_en) &&
-		   !adev->warn1_masked;
+		   !adev->thermal.warn1_masked;
 	bool en2 = apex_tunable_get(adev, &apex_tun_hw_temp_warn2_en);
 
-	lockdep_assert_held(&adev->lock);
+	lockdep_assert_held(&adev->thermal.lock);
 	gasket_read_modify_write_32(adev->gdev, APEX_BAR_INDEX, APEX_OMC0_D4,
 				    APEX_OMC0_D4_THM_WARN1 | APEX_OMC0_D4_THM_WARN_EN,
 				    FIELD_PREP(APEX_OMC0_D4_THM_WARN1, warn1) |
@@ -136,6 +149,8 @@ static void apex_thermal_program(struct apex_dev *adev)
 				    APEX_OMC0_D8_THM_WARN2 | APEX_OMC0_D8_SD_EN,
 				    FIELD_PREP(APEX_OMC0_D8_THM_WARN2, warn2) |
 				    (en2 ? APEX_OMC0_D8_SD_EN : 0));
+	dev_dbg(&adev->pdev->dev, "alarm codes: warning %#x%s, shutdown %#x%s\n",
+		warn1, en1 ? "" : " (off)", warn2, en2 ? "" : " (off)");
 }
 
 /*
@@ -150,12 +165,12 @@ static void apex_thermal_alarms(struct apex_dev *adev, u32 dc, int mc)
 	if (dc & APEX_OMC0_DC_WARN_O) {
 		dev_warn_ratelimited(dev, "chip temperature warning at %d mC\n", mc);
 		ack |= APEX_OMC0_DC_WARN_CLEAR;
-		adev->warn1_masked = true;
+		adev->thermal.warn1_masked = true;
 		apex_thermal_program(adev);
-	} else if (adev->warn1_masked &&
+	} else if (adev->thermal.warn1_masked &&
 		   mc < apex_tunable_get(adev, &apex_tun_hw_temp_warn1) -
 			APEX_THERMAL_HYST_MC) {
-		adev->warn1_masked = false;
+		adev->thermal.warn1_masked = false;
 		apex_thermal_program(adev);
 	}
 	if (dc & APEX_OMC0_DC_SD_O) {
@@ -172,13 +187,13 @@ static void apex_thermal_alarms(struct apex_dev *adev, u32 dc, int mc)
 static void apex_thermal_work(struct work_struct *work)
 {
 	struct apex_dev *adev = container_of(to_delayed_work(work),
-					     struct apex_dev, thermal_work);
+					     struct apex_dev, thermal.work);
 	int trips[APEX_TRIP_POINTS];
 	unsigned int next_ms;
-	u32 dc, level;
+	u32 dc, level, old;
 	int mc;
 
-	mutex_lock(&adev->lock);
+	mutex_lock(&adev->thermal.lock);
 	if (adev->gone)
 		goto out;
 
@@ -190,13 +205,17 @@ static void apex_thermal_work(struct work_struct *work)
 	apex_thermal_alarms(adev, dc, mc);
 
 	apex_thermal_trips(adev, trips);
-	level = apex_thermal_level(trips, mc, adev->thermal_level);
-	if (level != adev->thermal_level) {
-		if (adev->bypass)
+	old = adev->thermal.level;
+	level = apex_thermal_level(trips, mc, old);
+	if (level != old) {
+		dev_dbg(&adev->pdev->dev, "%d mC: thermal level %u -> %u\n", mc,
+			old, level);
+		adev->thermal.level = level;
+		if (!apex_session_throttle(adev, level))
 			dev_warn(&adev->pdev->dev,
 				 "%d mC: thermal level %u, clock left alone (bypass_top_level=1)\n",
 				 mc, level);
-		else if (level > adev->thermal_level)
+		else if (level > old)
 			dev_warn(&adev->pdev->dev,
 				 "%d mC: throttling, GCB clock divided by %u\n",
 				 mc, 1U << level);
@@ -204,18 +223,16 @@ static void apex_thermal_work(struct work_struct *work)
 			dev_info(&adev->pdev->dev,
 				 "%d mC: GCB clock divided by %u\n", mc,
 				 1U << level);
-		adev->thermal_level = level;
-		apex_pm_apply_clocks(adev);
 	}
 
 	next_ms = apex_tunable_get(adev, &apex_tun_temp_poll_interval);
-	if (!next_ms && adev->warn1_masked)
+	if (!next_ms && adev->thermal.warn1_masked)
 		next_ms = APEX_THERMAL_RECHECK_MS;
 	if (next_ms)
 		queue_delayed_work(system_power_efficient_wq,
-				   &adev->thermal_work, msecs_to_jiffies(next_ms));
+				   &adev->thermal.work, msecs_to_jiffies(next_ms));
 out:
-	mutex_unlock(&adev->lock);
+	mutex_unlock(&adev->thermal.lock);
 }
 
 /*
@@ -225,7 +242,7 @@ out:
  */
 static void apex_thermal_kick(struct apex_dev *adev)
 {
-	mod_delayed_work(system_power_efficient_wq, &adev->thermal_work, 0);
+	mod_delayed_work(system_power_efficient_wq, &adev->thermal.work, 0);
 }
 
 static ssize_t temp_show(struct device *dev, struct device_attribute *attr,
@@ -234,10 +251,10 @@ static ssize_t temp_show(struct device *dev, struct device_attribute *attr,
 	struct apex_dev *adev = apex_from_device(dev);
 	ssize_t ret = -ENODEV;
 
-	mutex_lock(&adev->lock);
+	mutex_lock(&adev->thermal.lock);
 	if (!adev->gone)
 		ret = sysfs_emit(buf, "%d\n", apex_thermal_read_mc(adev));
-	mutex_unlock(&adev->lock);
+	mutex_unlock(&adev->thermal.lock);
 	return ret;
 }
 static DEVICE_ATTR_RO(temp);
@@ -259,34 +276,26 @@ const struct attribute_group apex_thermal_group = {
 	.attrs = apex_thermal_attrs,
 };
 
-/**
- * apex_thermal_tunable_changed() - a per-device thermal tunable was written
- * @adev: the device
- * @id: the tunable
- *
- * Warning thresholds are reprogrammed and the temperature checked at once.
- *
- * Context: adev->lock held.
- */
-void apex_thermal_tunable_changed(struct apex_dev *adev,
-				  enum apex_tunable_id id)
+/* The warning and alarm tunables' changed(): reprogram, then check at once. */
+static void apex_thermal_alarms_changed(struct apex_dev *adev,
+					const struct apex_tunable *tun)
 {
-	switch (id) {
-	case APEX_TUN_HW_TEMP_WARN1:
-	case APEX_TUN_HW_TEMP_WARN1_EN:
-	case APEX_TUN_HW_TEMP_WARN2:
-	case APEX_TUN_HW_TEMP_WARN2_EN:
+	mutex_lock(&adev->thermal.lock);
+	if (!adev->gone) {
 		apex_thermal_program(adev);
-		fallthrough;
-	case APEX_TUN_TRIP_POINT0_TEMP:
-	case APEX_TUN_TRIP_POINT1_TEMP:
-	case APEX_TUN_TRIP_POINT2_TEMP:
-	case APEX_TUN_TEMP_POLL_INTERVAL:
 		apex_thermal_kick(adev);
-		break;
-	default:
-		break;
 	}
+	mutex_unlock(&adev->thermal.lock);
+}
+
+/* Trip points' and temp_poll_interval's changed(): check at once. */
+static void apex_thermal_trips_changed(struct apex_dev *adev,
+				       const struct apex_tunable *tun)
+{
+	mutex_lock(&adev->thermal.lock);
+	if (!adev->gone)
+		apex_thermal_kick(adev);
+	mutex_unlock(&adev->thermal.lock);
 }
 
 /* hwmon: temp1 with the first and last trip point as max and crit. */
@@ -297,7 +306,7 @@ static int apex_hwmon_read(struct device *dev, enum hwmon_sensor_types type,
 	int trips[APEX_TRIP_POINTS];
 	int ret = 0;
 
-	mutex_lock(&adev->lock);
+	mutex_lock(&adev->thermal.lock);
 	if (adev->gone) {
 		ret = -ENODEV;
 		goto out;
@@ -314,13 +323,13 @@ static int apex_hwmon_read(struct device *dev, enum hwmon_sensor_types type,
 		*val = trips[0] - APEX_THERMAL_HYST_MC;
 		break;
 	case hwmon_temp_max_alarm:
-		*val = adev->thermal_level > 0;
+		*val = adev->thermal.level > 0;
 		break;
 	case hwmon_temp_crit:
 		*val = trips[APEX_TRIP_POINTS - 1];
 		break;
 	case hwmon_temp_crit_alarm:
-		*val = adev->thermal_level == APEX_TRIP_POINTS;
+		*val = adev->thermal.level == APEX_TRIP_POINTS;
 		break;
 	case hwmon_temp_emergency:
 		*val = apex_tunable_get(adev, &apex_tun_hw_temp_warn2);
@@ -330,7 +339,7 @@ static int apex_hwmon_read(struct device *dev, enum hwmon_sensor_types type,
 		break;
 	}
 out:
-	mutex_unlock(&adev->lock);
+	mutex_unlock(&adev->thermal.lock);
 	return ret;
 }
 
@@ -360,6 +369,19 @@ static const struct hwmon_chip_info apex_hwmon_chip_info = {
 };
 
 /**
+ * apex_thermal_init() - thermal state of a new device
+ * @adev: the device, zeroed
+ *
+ * Before anything can queue the work, so apex_thermal_remove() is always
+ * safe.
+ */
+void apex_thermal_init(struct apex_dev *adev)
+{
+	mutex_init(&adev->thermal.lock);
+	INIT_DELAYED_WORK(&adev->thermal.work, apex_thermal_work);
+}
+
+/**
  * apex_thermal_probe() - switch the sensor on and register with hwmon
  * @adev: the device, registers mapped
  *
@@ -368,8 +390,6 @@ static const struct hwmon_chip_info apex_hwmon_chip_info = {
 int apex_thermal_probe(struct apex_dev *adev)
 {
 	struct device *hwmon;
-
-	INIT_DELAYED_WORK(&adev->thermal_work, apex_thermal_work);
 
 	apex_set_field32(adev, APEX_OMC0_D0, APEX_OMC0_D0_THM_CLK_EN, 1);
 	apex_set_field32(adev, APEX_OMC0_D8, APEX_OMC0_D8_ENABLE,
@@ -383,7 +403,10 @@ int apex_thermal_probe(struct apex_dev *adev)
 	hwmon = devm_hwmon_device_register_with_info(&adev->pdev->dev, "apex",
 						     adev, &apex_hwmon_chip_info,
 						     NULL);
-	return PTR_ERR_OR_ZERO(hwmon);
+	if (IS_ERR(hwmon))
+		return PTR_ERR(hwmon);
+	dev_dbg(&adev->pdev->dev, "temperature sensor on, hwmon registered\n");
+	return 0;
 }
 
 /**
@@ -395,12 +418,12 @@ int apex_thermal_probe(struct apex_dev *adev)
  */
 void apex_thermal_open(struct apex_dev *adev)
 {
-	mutex_lock(&adev->lock);
+	mutex_lock(&adev->thermal.lock);
 	if (!adev->gone) {
 		apex_thermal_program(adev);
 		apex_thermal_kick(adev);
 	}
-	mutex_unlock(&adev->lock);
+	mutex_unlock(&adev->thermal.lock);
 }
 
 /**
@@ -424,5 +447,5 @@ void apex_thermal_interrupt(struct apex_dev *adev, int interrupt)
  */
 void apex_thermal_remove(struct apex_dev *adev)
 {
-	cancel_delayed_work_sync(&adev->thermal_work);
+	cancel_delayed_work_sync(&adev->thermal.work);
 }

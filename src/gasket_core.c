@@ -22,6 +22,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 
+#include "gasket_coherent.h"
 #include "gasket_compat.h"
 #include "gasket_core.h"
 #include "gasket_interrupt.h"
@@ -35,7 +36,9 @@
 static unsigned int dma_bit_mask = GASKET_DMA_BITS_MAX;
 module_param(dma_bit_mask, uint, 0444);
 MODULE_PARM_DESC(dma_bit_mask,
-		 "Width in bits of the DMA addresses devices may be given, 32..64 (default 64; out of range values fall back to 64). Read at module load; applies to devices probed afterwards.");
+		 "Width in bits of the DMA addresses devices may be given, 32..64 "
+		 "(default 64; out of range values fall back to 64). Read at "
+		 "module load; applies to devices probed afterwards.");
 
 #define GASKET_MINORS (GASKET_FRAMEWORK_DESC_MAX * GASKET_DEV_MAX)
 
@@ -114,6 +117,8 @@ int gasket_reset_locked(struct gasket_dev *gdev)
 	for (i = 0; i < gdev->num_page_tables; i++)
 		gasket_page_table_reset(gdev->page_table[i]);
 	gdev->reset_count++;
+	dev_dbg(gdev->dev, "reset %u: interrupts rerouted, page tables cleared\n",
+		gdev->reset_count);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(gasket_reset_locked);
@@ -670,6 +675,7 @@ int gasket_enable_device(struct gasket_dev *gdev)
 		goto err_unpublish;
 	}
 	gdev->dev_node = node;
+	dev_dbg(gdev->dev, "/dev/%s ready\n", gdev->name);
 	return 0;
 
 err_unpublish:

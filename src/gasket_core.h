@@ -25,6 +25,7 @@
 #include <linux/types.h>
 
 #include "uapi/gasket.h"
+#include "gasket_coherent.h"
 
 #define GASKET_FRAMEWORK_VERSION "1.1.1"
 
@@ -207,15 +208,6 @@ struct gasket_ownership {
 	bool is_owned;
 	pid_t owner;			/* tgid of the owner */
 	unsigned int write_open_count;	/* files open for writing */
-};
-
-/* The coherent buffer. */
-struct gasket_coherent_buffer {
-	void *virt_base;		/* NULL when not allocated */
-	dma_addr_t phys_base;
-	size_t length_bytes;
-	bool configured;		/* allocated by the ioctl, not yet freed */
-	unsigned int map_count;		/* live user mappings */
 };
 
 struct gasket_page_table;

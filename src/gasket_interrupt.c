@@ -177,6 +177,7 @@ int gasket_interrupt_init(struct gasket_dev *gdev)
 
 	gdev->interrupt_data = data;
 	gasket_interrupt_setup(gdev);
+	dev_dbg(gdev->dev, "%d MSI-X vectors requested and routed\n", n);
 	return 0;
 
 err_free_irqs:

@@ -7,6 +7,7 @@
 #include <linux/fs.h>
 #include <linux/uaccess.h>
 
+#include "gasket_coherent.h"
 #include "gasket_core.h"
 #include "gasket_interrupt.h"
 #include "gasket_ioctl.h"

@@ -17,7 +17,8 @@
  *             extended entries, everything else zero.
  *
  * Entries point at user pages (pinned for as long as they are mapped),
- * at the coherent buffer (when the user address lies in its mapping) or
+ * at the coherent buffer (gasket_coherent.c; when the user address lies
+ * in its mapping) or
  * at dma-buf pages. A map either fully succeeds or changes nothing: all
  * pages are pinned and DMA-mapped and all second-level tables allocated
  * before the first entry is written. The device sees a second-level table
@@ -32,6 +33,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
+#include "gasket_coherent.h"
 #include "gasket_compat.h"
 #include "gasket_core.h"
 #include "gasket_page_table.h"
@@ -414,149 +416,6 @@ static void gasket_pt_unfill(struct gasket_page_table *pt,
 }
 
 /*
- * The coherent buffer. Its memory lives while it is configured or mapped:
- * freeing it while a process still maps it would hand freed pages to user
- * space, so the free waits for the last munmap() after removal. Only files
- * open for writing may map it, so at the last writer's close nothing does.
- */
-
-static void gasket_coherent_free_memory(struct gasket_dev *gdev)
-{
-	struct gasket_coherent_buffer *cb = &gdev->coherent_buffer;
-
-	lockdep_assert_held(&gdev->map_lock);
-	if (!cb->virt_base || cb->configured || cb->map_count)
-		return;
-	dma_free_coherent(gdev->dev, cb->length_bytes, cb->virt_base,
-			  cb->phys_base);
-	cb->virt_base = NULL;
-	cb->phys_base = 0;
-	cb->length_bytes = 0;
-}
-
-static void gasket_coherent_vma_open(struct vm_area_struct *vma)
-{
-	struct gasket_dev *gdev = vma->vm_private_data;
-
-	mutex_lock(&gdev->map_lock);
-	gdev->coherent_buffer.map_count++;
-	mutex_unlock(&gdev->map_lock);
-}
-
-static void gasket_coherent_vma_close(struct vm_area_struct *vma)
-{
-	struct gasket_dev *gdev = vma->vm_private_data;
-
-	mutex_lock(&gdev->map_lock);
-	gdev->coherent_buffer.map_count--;
-	gasket_coherent_free_memory(gdev);
-	mutex_unlock(&gdev->map_lock);
-}
-
-static const struct vm_operations_struct gasket_coherent_vm_ops = {
-	.open = gasket_coherent_vma_open,
-	.close = gasket_coherent_vma_close,
-};
-
-int gasket_coherent_alloc(struct gasket_dev *gdev, u64 size)
-{
-	const struct gasket_coherent_buffer_desc *desc =
-		&gdev->desc->coherent_buffer_description;
-	struct gasket_coherent_buffer *cb = &gdev->coherent_buffer;
-	int ret = 0;
-
-	lockdep_assert_held(&gdev->mutex);
-	if (!size || size > desc->size)
-		return -EINVAL;
-
-	mutex_lock(&gdev->map_lock);
-	if (cb->virt_base) {
-		ret = -EBUSY;
-		goto out;
-	}
-	size = PAGE_ALIGN(size);
-	cb->virt_base = dma_alloc_coherent(gdev->dev, size, &cb->phys_base,
-					   GFP_KERNEL);
-	if (!cb->virt_base) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	cb->length_bytes = size;
-	cb->configured = true;
-out:
-	mutex_unlock(&gdev->map_lock);
-	return ret;
-}
-
-int gasket_coherent_free(struct gasket_dev *gdev)
-{
-	struct gasket_coherent_buffer *cb = &gdev->coherent_buffer;
-	int ret = 0;
-	int i;
-
-	lockdep_assert_held(&gdev->mutex);
-	for (i = 0; i < gdev->num_page_tables; i++)
-		if (gasket_page_table_uses_coherent(gdev->page_table[i]))
-			return -EBUSY;
-
-	mutex_lock(&gdev->map_lock);
-	if (!cb->configured)
-		ret = -EINVAL;
-	else if (cb->map_count)
-		ret = -EBUSY;
-	else
-		cb->configured = false;
-	gasket_coherent_free_memory(gdev);
-	mutex_unlock(&gdev->map_lock);
-	return ret;
-}
-
-void gasket_coherent_release(struct gasket_dev *gdev)
-{
-	mutex_lock(&gdev->map_lock);
-	gdev->coherent_buffer.configured = false;
-	gasket_coherent_free_memory(gdev);
-	mutex_unlock(&gdev->map_lock);
-}
-
-int gasket_coherent_mmap(struct gasket_dev *gdev, struct vm_area_struct *vma)
-{
-	const struct gasket_coherent_buffer_desc *desc =
-		&gdev->desc->coherent_buffer_description;
-	struct gasket_coherent_buffer *cb = &gdev->coherent_buffer;
-	unsigned long len = vma->vm_end - vma->vm_start;
-	int ret;
-
-	if (!(vma->vm_file->f_mode & FMODE_WRITE) ||
-	    ((vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC)) &
-	     ~desc->permissions))
-		return -EPERM;
-
-	mutex_lock(&gdev->map_lock);
-	if (gdev->removed) {
-		ret = -ENODEV;
-		goto out;
-	}
-	if (!cb->configured || len > cb->length_bytes) {
-		ret = -EINVAL;
-		goto out;
-	}
-	/* The offset selected the buffer; the mapping starts at its start. */
-	vma->vm_pgoff = 0;
-	gasket_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
-	ret = dma_mmap_coherent(gdev->dev, vma, cb->virt_base, cb->phys_base,
-				len);
-	if (ret)
-		goto out;
-	vma->vm_ops = &gasket_coherent_vm_ops;
-	vma->vm_private_data = gdev;
-	cb->map_count++;
-out:
-	mutex_unlock(&gdev->map_lock);
-	return ret;
-}
-
-/*
  * If [host_addr, +size) lies in a mapping of this device's coherent
  * buffer, fills @range with its pages: 1 if so, 0 if it is no coherent
  * mapping (pin it instead), -EINVAL if it only partly is.
@@ -566,40 +425,21 @@ static int gasket_pt_fill_coherent(struct gasket_page_table *pt,
 				   u64 host_addr, u64 size,
 				   enum dma_data_direction dir)
 {
-	struct gasket_dev *gdev = pt->gdev;
-	struct vm_area_struct *vma;
 	struct gasket_pte *pte;
 	dma_addr_t dma;
-	u64 offset;
-	int ret = 0;
+	int ret;
 	u32 i;
 
-	mmap_read_lock(current->mm);
-	vma = find_vma(current->mm, host_addr);
-	if (!vma || vma->vm_start > host_addr ||
-	    vma->vm_ops != &gasket_coherent_vm_ops)
-		goto out;
-	ret = -EINVAL;
-	if (vma->vm_private_data != gdev || size > vma->vm_end - host_addr)
-		goto out;
-
-	mutex_lock(&gdev->map_lock);
-	offset = ((u64)vma->vm_pgoff << PAGE_SHIFT) + host_addr - vma->vm_start;
-	if (gdev->coherent_buffer.virt_base &&
-	    offset + size <= gdev->coherent_buffer.length_bytes) {
-		dma = gdev->coherent_buffer.phys_base + offset;
-		for (i = 0; i < range->count; i++) {
-			pte = gasket_pt_pte(pt, range, i);
-			pte->dma_addr = dma + ((u64)i << PAGE_SHIFT);
-			pte->kind = GASKET_PTE_COHERENT;
-			pte->dir = dir;
-		}
-		ret = 1;
+	ret = gasket_coherent_lookup(pt->gdev, host_addr, size, &dma);
+	if (ret <= 0)
+		return ret;
+	for (i = 0; i < range->count; i++) {
+		pte = gasket_pt_pte(pt, range, i);
+		pte->dma_addr = dma + ((u64)i << PAGE_SHIFT);
+		pte->kind = GASKET_PTE_COHERENT;
+		pte->dir = dir;
 	}
-	mutex_unlock(&gdev->map_lock);
-out:
-	mmap_read_unlock(current->mm);
-	return ret;
+	return 1;
 }
 
 static int gasket_pt_fill_pinned(struct gasket_page_table *pt,
@@ -684,6 +524,9 @@ int gasket_page_table_map(struct gasket_page_table *pt, u64 host_addr,
 	}
 
 	gasket_pt_commit(pt, &range);
+	dev_dbg(pt->gdev->dev, "map: %u %s pages of %s memory at %#llx\n",
+		range.count, range.extended ? "extended" : "simple",
+		ret ? "coherent" : "user", dev_addr);
 	return 0;
 }
 
@@ -702,6 +545,8 @@ int gasket_page_table_unmap(struct gasket_page_table *pt, u64 dev_addr,
 	if (!gasket_pt_range_is(pt, &range, GASKET_PTE_PINNED))
 		return -EINVAL;
 	gasket_pt_clear(pt, &range);
+	dev_dbg(pt->gdev->dev, "unmap: %u pages at %#llx\n", range.count,
+		dev_addr);
 	return 0;
 }
 
@@ -803,6 +648,8 @@ int gasket_page_table_map_dmabuf(struct gasket_page_table *pt, int fd,
 	mapping->dev_addr = dev_addr;
 	mapping->num_pages = num_pages;
 	list_add(&mapping->list, &pt->dmabufs);
+	dev_dbg(pt->gdev->dev, "map: %u dma-buf pages (fd %d) at %#llx\n",
+		num_pages, fd, dev_addr);
 	return 0;
 
 err_unmap:
@@ -855,6 +702,9 @@ int gasket_page_table_unmap_dmabuf(struct gasket_page_table *pt, int fd,
 		if (mapping->dmabuf == dmabuf && mapping->dev_addr == dev_addr &&
 		    mapping->num_pages == num_pages) {
 			gasket_pt_drop_dmabuf(pt, mapping);
+			dev_dbg(pt->gdev->dev,
+				"unmap: %u dma-buf pages (fd %d) at %#llx\n",
+				num_pages, fd, dev_addr);
 			ret = 0;
 			break;
 		}
@@ -933,6 +783,8 @@ int gasket_page_table_partition(struct gasket_page_table *pt, u64 num_simple)
 
 	WRITE_ONCE(pt->num_simple, num_simple);
 	writeq(num_simple, pt->extended_reg);
+	dev_dbg(pt->gdev->dev, "page table: %llu of %u entries simple\n",
+		num_simple, pt->total_entries);
 	return 0;
 }
 

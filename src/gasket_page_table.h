@@ -2,14 +2,13 @@
 /*
  * Gasket page tables: the device's address translation (simple entries
  * pointing at pages, extended entries pointing at second-level tables in
- * host memory) and the coherent buffer user space can map through them.
+ * host memory).
  * Every function here runs with gdev->mutex held.
  */
 #ifndef __GASKET_PAGE_TABLE_H__
 #define __GASKET_PAGE_TABLE_H__
 
 #include <linux/dma-direction.h>
-#include <linux/mm_types.h>
 #include <linux/types.h>
 
 struct gasket_dev;
@@ -33,12 +32,5 @@ void gasket_page_table_unmap_all(struct gasket_page_table *pt);
 /* unmap_all, then make every entry simple again. */
 void gasket_page_table_reset(struct gasket_page_table *pt);
 bool gasket_page_table_uses_coherent(struct gasket_page_table *pt);
-
-/* The coherent buffer (GASKET_IOCTL_CONFIG_COHERENT_ALLOCATOR, mmap). */
-int gasket_coherent_alloc(struct gasket_dev *gdev, u64 size);
-int gasket_coherent_free(struct gasket_dev *gdev);
-/* Free at last close or removal; deferred while user mappings remain. */
-void gasket_coherent_release(struct gasket_dev *gdev);
-int gasket_coherent_mmap(struct gasket_dev *gdev, struct vm_area_struct *vma);
 
 #endif /* __GASKET_PAGE_TABLE_H__ */

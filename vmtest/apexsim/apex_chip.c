@@ -4,6 +4,7 @@
  * the thermal sensor, interrupt routing and the page-table walk.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -91,6 +92,11 @@ void apex_chip_reset(struct apex_chip *c)
 		log_msg("chip: reset drops the test engine's copy");
 	chip_reset_registers(c);
 	log_msg("chip: device reset, registers at power-on values");
+}
+
+void apex_chip_set_bus_master(struct apex_chip *c, bool on)
+{
+	c->bus_master = on;
 }
 
 /* --- errors and interrupts -------------------------------------------- */
@@ -259,7 +265,7 @@ bool apex_chip_gcb_running(const struct apex_chip *c)
 	       !(c->axi_quiesce & AXI_QUIESCE_BIT);
 }
 
-static uint32_t scu3_read(const struct apex_chip *c)
+static uint64_t scu3_read(const struct apex_chip *c)
 {
 	return (c->scu3 & ~SCU3_STATUS_MASK) | SCU3_PCIE_GEN_INFO |
 	       (clock_gated(c) ? SCU3_CUR_GATED_GCB : 0) |
@@ -267,8 +273,9 @@ static uint32_t scu3_read(const struct apex_chip *c)
 	       (c->ram_shut_down ? SCU3_CUR_GCB_SRAM_SD : 0);
 }
 
-static void scu2_write(struct apex_chip *c, uint32_t val)
+static void scu2_write(struct apex_chip *c, uint64_t val64)
 {
+	uint32_t val = (uint32_t)val64;
 	uint32_t old = c->scu2;
 
 	c->scu2 = val;
@@ -284,8 +291,9 @@ static void scu2_write(struct apex_chip *c, uint32_t val)
 	apex_chip_settle(c);
 }
 
-static void scu3_write(struct apex_chip *c, uint32_t val)
+static void scu3_write(struct apex_chip *c, uint64_t val64)
 {
+	uint32_t val = (uint32_t)val64;
 	uint32_t old = c->scu3;
 
 	c->scu3 = val & ~SCU3_STATUS_MASK;
@@ -300,8 +308,10 @@ static void scu3_write(struct apex_chip *c, uint32_t val)
 	apex_chip_settle(c);
 }
 
-static void axi_quiesce_write(struct apex_chip *c, uint32_t val)
+static void axi_quiesce_write(struct apex_chip *c, uint64_t val64)
 {
+	uint32_t val = (uint32_t)val64;
+
 	if ((c->axi_quiesce ^ val) & AXI_QUIESCE_BIT)
 		log_msg("chip: AXI %s", val & AXI_QUIESCE_BIT ?
 			"quiesced" : "running");
@@ -373,7 +383,7 @@ static void thermal_update(struct apex_chip *c)
 	c->warn2_level = w2;
 }
 
-static uint32_t omc_dc_read(const struct apex_chip *c)
+static uint64_t omc_dc_read(const struct apex_chip *c)
 {
 	unsigned int code = apex_chip_sensor_enabled(c) ?
 			    apex_temp_to_code(c->temp_mc) : OMC_CODE_IDLE;
@@ -382,8 +392,10 @@ static uint32_t omc_dc_read(const struct apex_chip *c)
 	       (code << OMC_DC_DATA_SHIFT);
 }
 
-static void omc_dc_write(struct apex_chip *c, uint32_t val)
+static void omc_dc_write(struct apex_chip *c, uint64_t val64)
 {
+	uint32_t val = (uint32_t)val64;
+
 	c->omc_dc = (c->omc_dc & (OMC_DC_SD_O | OMC_DC_WARN_O)) |
 		    (val & OMC_DC_ENTHMC);
 	if (val & OMC_DC_SD_CLEAR)
@@ -451,8 +463,166 @@ static bool in_range(uint32_t off, uint32_t base, uint32_t bytes)
 #define INTVECCTL_BYTES		(APEX_HIB_INTVECCTL_COUNT * 8u)
 #define EFUSE_BYTES		(APEX_EFUSE_WORDS * 4u)
 
+static void extended_table_write(struct apex_chip *c, uint64_t val)
+{
+	if (val > APEX_PAGE_TABLE_ENTRIES) {
+		apex_chip_error(c, HIB_ERR_BAD_ACCESS,
+				"EXTENDED_TABLE %" PRIu64 " > %u entries", val,
+				APEX_PAGE_TABLE_ENTRIES);
+		return;
+	}
+	if (val != c->simple_entries)
+		log_msg("chip: %" PRIu64 " simple page table entries", val);
+	c->simple_entries = val;
+}
+
+static uint64_t user_dma_paused_read(const struct apex_chip *c)
+{
+	return c->user_dma_paused;
+}
+
+static void omc_store_write(struct apex_chip *c, uint32_t *reg, uint64_t val)
+{
+	*reg = (uint32_t)val;
+	thermal_update(c);
+}
+
+static void omc_d0_write(struct apex_chip *c, uint64_t val)
+{
+	omc_store_write(c, &c->omc_d0, val);
+}
+
+static void omc_d4_write(struct apex_chip *c, uint64_t val)
+{
+	omc_store_write(c, &c->omc_d4, val);
+}
+
+static void omc_d8_write(struct apex_chip *c, uint64_t val)
+{
+	omc_store_write(c, &c->omc_d8, val);
+}
+
+static void user_dma_pause_write(struct apex_chip *c, uint64_t val)
+{
+	c->user_dma_pause = val;
+	dma_pause_update(c);
+}
+
+static void hib_error_write(struct apex_chip *c, uint64_t val)
+{
+	c->hib_error &= ~val;
+}
+
+static void scalar_error_write(struct apex_chip *c, uint64_t val)
+{
+	c->scalar_error &= ~val;
+}
+
+/*
+ * The single registers, one line each. A register is read through READ,
+ * else from its FIELD, else as the constant VALUE; written through WRITE,
+ * else into its FIELD, else not at all (read-only, the write is ignored).
+ */
+enum reg_field { FIELD_NONE, FIELD_U32, FIELD_U64 };
+
+struct reg_desc {
+	uint32_t off;
+	enum reg_field field;
+	size_t field_off;		/* offsetof(struct apex_chip, ...) */
+	uint64_t value;			/* no READ, no FIELD */
+	uint64_t (*read)(const struct apex_chip *c);
+	void (*write)(struct apex_chip *c, uint64_t val);
+};
+
+/* offsetof(struct apex_chip, F), refused at compile time unless F has BYTES. */
+#define FIELD_OFF(f, bytes)						\
+	(offsetof(struct apex_chip, f) +				\
+	 0 * sizeof(char[sizeof(((struct apex_chip *)0)->f) == (bytes) ? 1 : -1]))
+#define REG_U32(o, f, w)						\
+	{ .off = (o), .field = FIELD_U32, .field_off = FIELD_OFF(f, 4),	\
+	  .write = (w) }
+#define REG_U64(o, f, w)						\
+	{ .off = (o), .field = FIELD_U64, .field_off = FIELD_OFF(f, 8),	\
+	  .write = (w) }
+#define REG_FN(o, r, w)		{ .off = (o), .read = (r), .write = (w) }
+#define REG_CONST(o, v)		{ .off = (o), .value = (v) }
+
+static const struct reg_desc regs[] = {
+	REG_U32(APEX_SCU_0, scu0, NULL),
+	REG_U32(APEX_SCU_1, scu1, NULL),
+	REG_U32(APEX_SCU_2, scu2, scu2_write),
+	REG_FN(APEX_SCU_3, scu3_read, scu3_write),
+	REG_U32(APEX_SCU_4, scu4, NULL),
+	REG_U32(APEX_SCU_5, scu5, NULL),
+	REG_U32(APEX_SCU_AXI_QUIESCE, axi_quiesce, axi_quiesce_write),
+	REG_U32(APEX_OMC0_D0, omc_d0, omc_d0_write),
+	REG_U32(APEX_OMC0_D4, omc_d4, omc_d4_write),
+	REG_U32(APEX_OMC0_D8, omc_d8, omc_d8_write),
+	REG_FN(APEX_OMC0_DC, omc_dc_read, omc_dc_write),
+	REG_CONST(APEX_HIB_PAGE_TABLE_SIZE, APEX_PAGE_TABLE_ENTRIES),
+	REG_U64(APEX_HIB_EXTENDED_TABLE, simple_entries, extended_table_write),
+	REG_U64(APEX_HIB_TRANSLATION_ENABLE, translation_enable, NULL),
+	REG_U64(APEX_HIB_DMA_PAUSE, hib_dma_pause, NULL),
+	REG_U64(APEX_HIB_DMA_PAUSE_MASK, hib_dma_pause_mask, NULL),
+	REG_U64(APEX_HIB_STATUS_BLOCK_DELAY, status_block_delay, NULL),
+	REG_CONST(APEX_HIB_MSIX_PBA0, 0),
+	REG_CONST(APEX_HIB_MSIX_PBA1, 0),
+	REG_CONST(APEX_WIRE_INT_PENDING, 0),
+	REG_CONST(APEX_HIB_PAGE_TABLE_INIT, 1),
+	REG_CONST(APEX_HIB_MSIX_TABLE_INIT, 1),
+	REG_U64(APEX_WIRE_INT_MASK, wire_int_mask, NULL),
+	REG_U64(APEX_USER_HIB_DMA_PAUSE, user_dma_pause, user_dma_pause_write),
+	REG_FN(APEX_USER_HIB_DMA_PAUSED, user_dma_paused_read, NULL),
+	REG_U64(APEX_IDLEGEN_IDLEREGISTER, idlegen, NULL),
+	REG_U64(APEX_USER_HIB_ERROR_STATUS, hib_error, hib_error_write),
+	REG_U64(APEX_SCALAR_CORE_ERROR_STATUS, scalar_error,
+		scalar_error_write),
+};
+
+static const struct reg_desc *reg_find(uint32_t off)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		if (regs[i].off == off)
+			return &regs[i];
+	return NULL;
+}
+
+static uint64_t reg_desc_read(const struct apex_chip *c,
+			      const struct reg_desc *r)
+{
+	const char *field = (const char *)c + r->field_off;
+
+	if (r->read)
+		return r->read(c);
+	if (r->field == FIELD_U32)
+		return *(const uint32_t *)field;
+	if (r->field == FIELD_U64)
+		return *(const uint64_t *)field;
+	return r->value;
+}
+
+static void reg_desc_write(struct apex_chip *c, const struct reg_desc *r,
+			   uint64_t val)
+{
+	char *field = (char *)c + r->field_off;
+
+	if (r->write)
+		r->write(c, val);
+	else if (r->field == FIELD_U32)
+		*(uint32_t *)field = (uint32_t)val;
+	else if (r->field == FIELD_U64)
+		*(uint64_t *)field = val;
+	else
+		log_trace("chip: write to read-only register %#x ignored",
+			  r->off);
+}
+
 bool apex_chip_peek(const struct apex_chip *c, uint32_t off, uint64_t *val)
 {
+	const struct reg_desc *r;
+
 	if (in_range(off, APEX_HIB_PAGE_TABLE, PAGE_TABLE_BYTES)) {
 		if (off & 7)
 			return false;
@@ -474,107 +644,18 @@ bool apex_chip_peek(const struct apex_chip *c, uint32_t off, uint64_t *val)
 	if (in_range(off, TE_BASE, TE_PAGE_END - TE_BASE))
 		return te_peek(&c->te, off, val);
 
-	switch (off) {
-	case APEX_SCU_0:
-		*val = c->scu0;
-		break;
-	case APEX_SCU_1:
-		*val = c->scu1;
-		break;
-	case APEX_SCU_2:
-		*val = c->scu2;
-		break;
-	case APEX_SCU_3:
-		*val = scu3_read(c);
-		break;
-	case APEX_SCU_4:
-		*val = c->scu4;
-		break;
-	case APEX_SCU_5:
-		*val = c->scu5;
-		break;
-	case APEX_SCU_AXI_QUIESCE:
-		*val = c->axi_quiesce;
-		break;
-	case APEX_OMC0_D0:
-		*val = c->omc_d0;
-		break;
-	case APEX_OMC0_D4:
-		*val = c->omc_d4;
-		break;
-	case APEX_OMC0_D8:
-		*val = c->omc_d8;
-		break;
-	case APEX_OMC0_DC:
-		*val = omc_dc_read(c);
-		break;
-	case APEX_HIB_PAGE_TABLE_SIZE:
-		*val = APEX_PAGE_TABLE_ENTRIES;
-		break;
-	case APEX_HIB_EXTENDED_TABLE:
-		*val = c->simple_entries;
-		break;
-	case APEX_HIB_TRANSLATION_ENABLE:
-		*val = c->translation_enable;
-		break;
-	case APEX_HIB_DMA_PAUSE:
-		*val = c->hib_dma_pause;
-		break;
-	case APEX_HIB_DMA_PAUSE_MASK:
-		*val = c->hib_dma_pause_mask;
-		break;
-	case APEX_HIB_STATUS_BLOCK_DELAY:
-		*val = c->status_block_delay;
-		break;
-	case APEX_HIB_MSIX_PBA0:
-	case APEX_HIB_MSIX_PBA1:
-	case APEX_WIRE_INT_PENDING:
-		*val = 0;
-		break;
-	case APEX_HIB_PAGE_TABLE_INIT:
-	case APEX_HIB_MSIX_TABLE_INIT:
-		*val = 1;
-		break;
-	case APEX_WIRE_INT_MASK:
-		*val = c->wire_int_mask;
-		break;
-	case APEX_USER_HIB_DMA_PAUSE:
-		*val = c->user_dma_pause;
-		break;
-	case APEX_USER_HIB_DMA_PAUSED:
-		*val = c->user_dma_paused;
-		break;
-	case APEX_IDLEGEN_IDLEREGISTER:
-		*val = c->idlegen;
-		break;
-	case APEX_USER_HIB_ERROR_STATUS:
-		*val = c->hib_error;
-		break;
-	case APEX_SCALAR_CORE_ERROR_STATUS:
-		*val = c->scalar_error;
-		break;
-	default:
+	r = reg_find(off);
+	if (!r)
 		return false;
-	}
+	*val = reg_desc_read(c, r);
 	return true;
-}
-
-static void extended_table_write(struct apex_chip *c, uint64_t val)
-{
-	if (val > APEX_PAGE_TABLE_ENTRIES) {
-		apex_chip_error(c, HIB_ERR_BAD_ACCESS,
-				"EXTENDED_TABLE %" PRIu64 " > %u entries", val,
-				APEX_PAGE_TABLE_ENTRIES);
-		return;
-	}
-	if (val != c->simple_entries)
-		log_msg("chip: %" PRIu64 " simple page table entries", val);
-	c->simple_entries = val;
 }
 
 /* Write to a known register at its natural width. */
 static void reg_write(struct apex_chip *c, uint32_t off, uint64_t val)
 {
+	const struct reg_desc *r;
+
 	if (in_range(off, APEX_HIB_PAGE_TABLE, PAGE_TABLE_BYTES)) {
 		c->page_table[(off - APEX_HIB_PAGE_TABLE) / 8] = val;
 		return;
@@ -588,79 +669,12 @@ static void reg_write(struct apex_chip *c, uint32_t off, uint64_t val)
 		return;
 	}
 
-	switch (off) {
-	case APEX_SCU_0:
-		c->scu0 = (uint32_t)val;
-		break;
-	case APEX_SCU_1:
-		c->scu1 = (uint32_t)val;
-		break;
-	case APEX_SCU_2:
-		scu2_write(c, (uint32_t)val);
-		break;
-	case APEX_SCU_3:
-		scu3_write(c, (uint32_t)val);
-		break;
-	case APEX_SCU_4:
-		c->scu4 = (uint32_t)val;
-		break;
-	case APEX_SCU_5:
-		c->scu5 = (uint32_t)val;
-		break;
-	case APEX_SCU_AXI_QUIESCE:
-		axi_quiesce_write(c, (uint32_t)val);
-		break;
-	case APEX_OMC0_D0:
-		c->omc_d0 = (uint32_t)val;
-		thermal_update(c);
-		break;
-	case APEX_OMC0_D4:
-		c->omc_d4 = (uint32_t)val;
-		thermal_update(c);
-		break;
-	case APEX_OMC0_D8:
-		c->omc_d8 = (uint32_t)val;
-		thermal_update(c);
-		break;
-	case APEX_OMC0_DC:
-		omc_dc_write(c, (uint32_t)val);
-		break;
-	case APEX_HIB_EXTENDED_TABLE:
-		extended_table_write(c, val);
-		break;
-	case APEX_HIB_TRANSLATION_ENABLE:
-		c->translation_enable = val;
-		break;
-	case APEX_HIB_DMA_PAUSE:
-		c->hib_dma_pause = val;
-		break;
-	case APEX_HIB_DMA_PAUSE_MASK:
-		c->hib_dma_pause_mask = val;
-		break;
-	case APEX_HIB_STATUS_BLOCK_DELAY:
-		c->status_block_delay = val;
-		break;
-	case APEX_WIRE_INT_MASK:
-		c->wire_int_mask = val;
-		break;
-	case APEX_USER_HIB_DMA_PAUSE:
-		c->user_dma_pause = val;
-		dma_pause_update(c);
-		break;
-	case APEX_IDLEGEN_IDLEREGISTER:
-		c->idlegen = val;
-		break;
-	case APEX_USER_HIB_ERROR_STATUS:
-		c->hib_error &= ~val;
-		break;
-	case APEX_SCALAR_CORE_ERROR_STATUS:
-		c->scalar_error &= ~val;
-		break;
-	default:
-		/* Read-only register: the write has no effect. */
+	r = reg_find(off);
+	if (r)
+		reg_desc_write(c, r, val);
+	else
+		/* The eFuse words: read-only, the write has no effect. */
 		log_trace("chip: write to read-only register %#x ignored", off);
-		break;
-	}
 }
 
 enum access_check { ACCESS_OK, ACCESS_UNKNOWN, ACCESS_BAD };

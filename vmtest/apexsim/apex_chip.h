@@ -2,8 +2,9 @@
 /*
  * Register model of the Apex (Coral Edge TPU, PCI 1ac1:089a), BAR2 only.
  *
- * Offsets and fields are the chip's, as the gasket/apex driver (seed 001,
- * the later google/gasket-driver) and libedgetpu's CSR helpers use them.
+ * Offsets and fields are the chip's, as the gasket/apex driver (the 2018
+ * staging driver, the later google/gasket-driver) and libedgetpu's CSR
+ * helpers use them.
  * Where the public sources say nothing (error status bit layout, what the
  * chip does with a misprogrammed register) the model makes a documented
  * choice; README.md lists them. Registers in the 0x1A000 block (SCU, OMC,
@@ -275,6 +276,8 @@ void apex_chip_init(struct apex_chip *c, struct guest_mem *gmem,
 		    uint64_t id_seed);
 /* PCI reset: registers back to power-on values (faults, temp kept). */
 void apex_chip_reset(struct apex_chip *c);
+/* The PCI command register's bus master bit: whether DMA is allowed. */
+void apex_chip_set_bus_master(struct apex_chip *c, bool on);
 
 /* Guest BAR2 access; SIZE is 1, 2, 4 or 8. */
 uint64_t apex_chip_read(struct apex_chip *c, uint32_t off, unsigned int size);
@@ -323,8 +326,9 @@ void apex_chip_set_temp(struct apex_chip *c, int32_t mc);
 void apex_chip_ramp(struct apex_chip *c, int32_t from, int32_t to,
 		    int32_t step_mc, uint32_t interval_ms);
 
-#define APEX_TEMP_MIN_MC	-40000
-#define APEX_TEMP_MAX_MC	150000
+/* Temperatures the sensor can be set to (`temp`, `ramp`), milli-degrees C. */
+#define APEX_SENSOR_MIN_MC	-40000
+#define APEX_SENSOR_MAX_MC	150000
 #define APEX_TEMP_DEFAULT_MC	40050	/* (662 - 504) * 250 + 550 */
 
 /* Control channel: the scalar core reports a fatal error. */

@@ -150,7 +150,7 @@ static bool parse_on_off(const char *s, bool *v)
 
 static bool temp_ok(int64_t mc)
 {
-	return mc >= APEX_TEMP_MIN_MC && mc <= APEX_TEMP_MAX_MC;
+	return mc >= APEX_SENSOR_MIN_MC && mc <= APEX_SENSOR_MAX_MC;
 }
 
 static void cmd_get(struct ctl_ctx *ctx, char **argv, struct strbuf *sb)
@@ -242,7 +242,7 @@ static void cmd_temp(struct ctl_ctx *ctx, char **argv, struct strbuf *sb)
 
 	if (!parse_i64(arg, &mc) || !temp_ok(mc)) {
 		sb_printf(sb, "err usage: temp MILLIDEG (%d..%d)",
-			  APEX_TEMP_MIN_MC, APEX_TEMP_MAX_MC);
+			  APEX_SENSOR_MIN_MC, APEX_SENSOR_MAX_MC);
 		return;
 	}
 	apex_chip_set_temp(ctx->chip, (int32_t)mc);
@@ -256,10 +256,11 @@ static void cmd_ramp(struct ctl_ctx *ctx, char **argv, struct strbuf *sb)
 	if (!parse_i64(argv[1], &from) || !parse_i64(argv[2], &to) ||
 	    !parse_i64(argv[3], &step) || !parse_i64(argv[4], &interval) ||
 	    !temp_ok(from) || !temp_ok(to) || step <= 0 ||
-	    step > APEX_TEMP_MAX_MC - APEX_TEMP_MIN_MC || interval <= 0 ||
+	    step > APEX_SENSOR_MAX_MC - APEX_SENSOR_MIN_MC || interval <= 0 ||
 	    interval > 3600000) {
-		sb_printf(sb, "err usage: ramp FROM TO STEP_MC INTERVAL_MS (temps %d..%d, step > 0, interval 1..3600000)",
-			  APEX_TEMP_MIN_MC, APEX_TEMP_MAX_MC);
+		sb_printf(sb, "err usage: ramp FROM TO STEP_MC INTERVAL_MS "
+			  "(temps %d..%d, step > 0, interval 1..3600000)",
+			  APEX_SENSOR_MIN_MC, APEX_SENSOR_MAX_MC);
 		return;
 	}
 	apex_chip_ramp(ctx->chip, (int32_t)from, (int32_t)to, (int32_t)step,

@@ -166,10 +166,11 @@ static int vu_cmd_version(struct vu_conn *vu, struct vu_msg *m)
 {
 	/* Richest first; the reply must not be larger than the request. */
 	static const char *const caps[] = {
-		"{\"capabilities\":{\"max_msg_fds\":16,"
-		"\"max_data_xfer_size\":4096,\"max_dma_maps\":1024,"
+		"{\"capabilities\":{\"max_msg_fds\":" VU_STR(VU_MAX_FDS) ","
+		"\"max_data_xfer_size\":" VU_STR(VU_MAX_XFER) ","
+		"\"max_dma_maps\":" VU_STR(VU_MAX_DMA_MAPS) ","
 		"\"pgsizes\":4096}}",
-		"{\"capabilities\":{\"max_msg_fds\":16}}",
+		"{\"capabilities\":{\"max_msg_fds\":" VU_STR(VU_MAX_FDS) "}}",
 		"{}",
 	};
 	uint8_t reply[4 + 128];
@@ -322,12 +323,17 @@ static bool one_bit(uint32_t v)
 	return v && !(v & (v - 1));
 }
 
-static void vu_signal(int fd)
+/* Signal an interrupt: an 8-byte 1 to its eventfd. */
+static bool vu_signal(int fd)
 {
 	uint64_t one = 1;
 
-	if (fd >= 0 && write(fd, &one, sizeof(one)) != sizeof(one))
-		log_msg("vfio-user: eventfd write failed: %s", strerror(errno));
+	if (fd < 0)
+		return false;
+	if (write(fd, &one, sizeof(one)) == sizeof(one))
+		return true;
+	log_msg("vfio-user: eventfd write failed: %s", strerror(errno));
+	return false;
 }
 
 static int vu_cmd_set_irqs(struct vu_conn *vu, struct vu_msg *m)
@@ -447,7 +453,8 @@ static int vu_cmd_region_write(struct vu_conn *vu, struct vu_msg *m)
 	if (rw.region == VU_REGION_CONFIG) {
 		pcicfg_write(vu->cfg, rw.offset, m->body + sizeof(rw),
 			     rw.count);
-		vu->chip->bus_master = pcicfg_bus_master(vu->cfg);
+		apex_chip_set_bus_master(vu->chip,
+					 pcicfg_bus_master(vu->cfg));
 	} else {
 		uint64_t v = 0;
 
@@ -461,7 +468,7 @@ static int vu_cmd_region_write(struct vu_conn *vu, struct vu_msg *m)
 static int vu_cmd_device_reset(struct vu_conn *vu, struct vu_msg *m)
 {
 	pcicfg_init(vu->cfg);
-	vu->chip->bus_master = false;
+	apex_chip_set_bus_master(vu->chip, false);
 	apex_chip_reset(vu->chip);
 	vu_reply(vu, m, NULL, 0);
 	return 0;
@@ -678,11 +685,10 @@ int vu_handle(struct vu_conn *vu)
 bool vu_raise(void *opaque, unsigned int vector)
 {
 	struct vu_conn *vu = opaque;
-	uint64_t one = 1;
 
-	if (vector >= APEX_NUM_VECTORS || vu->fd < 0 || vu->irq_fd[vector] < 0)
+	if (vector >= APEX_NUM_VECTORS || vu->fd < 0)
 		return false;
-	return write(vu->irq_fd[vector], &one, sizeof(one)) == sizeof(one);
+	return vu_signal(vu->irq_fd[vector]);
 }
 
 void vu_close(struct vu_conn *vu)

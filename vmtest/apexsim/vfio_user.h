@@ -106,6 +106,10 @@ struct vu_region_rw {
 #define VU_MAX_DMA_MAPS		GMEM_MAX_WINDOWS
 #define VU_MAX_MSG		65536	/* larger messages are discarded */
 
+/* A limit above as a string, for the capabilities VERSION advertises. */
+#define VU_STR_(x)		#x
+#define VU_STR(x)		VU_STR_(x)
+
 struct vu_conn {
 	int fd;				/* connected socket, -1 when closed */
 	struct apex_chip *chip;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * apex-ioctl: every gasket/apex ioctl with valid input does what seed 001
- * says, and each kind of bad input from the driver issue (#2) returns its
+ * apex-ioctl: every gasket/apex ioctl with valid input does what the 2018
+ * staging driver defined, and each kind of bad input from the driver issue (#2) returns its
  * errno and changes nothing: after every refused call the reference
  * mappings are still counted in sysfs and the test engine still copies
  * through them with the interrupt on the same eventfd. Runs as root

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * apex-owner: the ownership rules of seed 001, run as an unprivileged user
- * in group apex (the stage scripts start it with runuser -u tpuuser): one
- * process owns the device once it opens it for writing; other processes
- * may open it read-only and use the read ioctls, but cannot open it for
- * writing or change anything until the owner closes it or dies.
+ * apex-owner: the ownership rules of the 2018 staging driver, run as an
+ * unprivileged user in group apex (the stage scripts start it with
+ * runuser -u tpuuser): one process owns the device once it opens it for
+ * writing; other processes may open it read-only and use the read ioctls,
+ * but cannot open it for writing or change anything until the owner
+ * closes it or dies.
  *
  *   apex-owner [DEVICE]
  */

@@ -16,7 +16,7 @@
 #define APEX_DEV_DEFAULT "/dev/apex_0"
 #define APEX_PAGE 4096UL
 
-/* Apex device addresses (seed 001 page-table layout, 4 KiB pages). */
+/* Apex device addresses (the staging driver's page-table layout, 4 KiB pages). */
 #define APEX_PT_ENTRIES 8192
 #define APEX_EXT_BIT (1ULL << 63)
 #define APEX_EXT_LVL0_SHIFT 21
@@ -34,7 +34,7 @@ static inline uint64_t apex_ext_addr(unsigned int lvl0, unsigned int lvl1)
 	       (uint64_t)lvl1 << APEX_EXT_LVL1_SHIFT;
 }
 
-/* Interrupt sources of the Apex (seed 001 enum apex_interrupt). */
+/* Interrupt sources of the Apex (enum apex_interrupt of the driver). */
 #define APEX_IRQ_COUNT 13
 #define APEX_IRQ_FATAL 12
 
@@ -78,7 +78,7 @@ int pt_partition(int fd, uint64_t simple_entries);
 int pt_simple_size(int fd, uint64_t *entries);
 int set_eventfd(int fd, uint64_t irq, int efd);
 
-/* GASKET_IOCTL_RESET (_IO) or, @legacy, seed 001's _IOW number. */
+/* GASKET_IOCTL_RESET (_IO) or, @legacy, the 2018 staging driver's _IOW number. */
 int dev_reset(int fd, bool legacy);
 int clear_eventfd(int fd, uint64_t irq);
 

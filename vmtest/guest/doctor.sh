@@ -13,6 +13,9 @@
 export APEX_DOCTOR=/usr/bin/apex-doctor
 # The output of the last doctor run, for the checks' messages.
 export APEX_DOCTOR_OUT=/tmp/apex-doctor.out
+# Present on the test disk of the guests that induce every broken state
+# (each costs TCG time; the healthy check runs in every guest).
+export APEX_DOCTOR_STATES_FILE=/mnt/apextest/doctor-states
 
 # doctor_says WANT_RC ERE CMD...: CMD (which runs apex-doctor) exits WANT_RC
 # and prints a line matching ERE.
@@ -189,6 +192,10 @@ run_doctor_checks() {
 		return 0
 	fi
 	tap_check -t 120 -v "apex-doctor on a healthy machine: all ok, exit 0 (tpuuser, --json, root)" doctor_healthy
+	if [ ! -e "$APEX_DOCTOR_STATES_FILE" ]; then
+		tap_diag "the broken states for apex-doctor are induced in the guests whose test disk says so (APEX_DOCTOR_SUITES)"
+		return 0
+	fi
 	tap_check -t 120 "apex-doctor, headers removed: WARNING with apt install linux-headers, exit 0" doctor_no_headers
 	tap_check -t 120 "apex-doctor, module not loaded: FAIL with modprobe apex, exit 1" doctor_not_loaded
 	tap_check -t 120 "apex-doctor, chip bound to pci-stub: FAIL, exit 1; its fix rebinds apex" doctor_other_driver
@@ -203,6 +210,7 @@ run_doctor_checks() {
 # run_doctor_gone_checks: after run_removal_checks (the chips are dead).
 run_doctor_gone_checks() {
 	local start=$SECONDS
+	[ -e "$APEX_DOCTOR_STATES_FILE" ] || return 0
 	if [ ! -x "$APEX_DOCTOR" ]; then
 		tap_dep_fail "apex-doctor with dead and removed chips" "$APEX_DOCTOR installed"
 		return 0

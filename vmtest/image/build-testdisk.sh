@@ -11,15 +11,18 @@
 #               install it right away)
 #   new-kernel  --kernel: DIR/kernel-version, the `uname -r` of the kernel
 #               whose packages stage2 installs after apex-dkms
+#   doctor-states  --doctor-states: stage3 puts the guest into every broken
+#               state apex-doctor must diagnose (vmtest/guest/doctor.sh)
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 
-usage="usage: $0 [--upgrade DIR] [--kernel DIR] OUT.img DEB_DIR GUEST_DIR"
-upgrade_dir="" kernel_dir=""
+usage="usage: $0 [--upgrade DIR] [--kernel DIR] [--doctor-states] OUT.img DEB_DIR GUEST_DIR"
+upgrade_dir="" kernel_dir="" doctor_states=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--upgrade) upgrade_dir=${2:?--upgrade needs a directory}; shift 2 ;;
 	--kernel) kernel_dir=${2:?--kernel needs a directory}; shift 2 ;;
+	--doctor-states) doctor_states=1; shift ;;
 	-*) apex_die "$usage" ;;
 	*) break ;;
 	esac
@@ -64,6 +67,7 @@ fi
 	printf 'Origin: apex-dkms vmtest\nLabel: apex-dkms vmtest\nDate: %s\nSHA256:\n %s %s Packages\n' \
 		"$(LC_ALL=C date -Ru)" "$(sha256sum <Packages | cut -d' ' -f1)" "$(stat -c %s Packages)" >Release
 )
+[ "$doctor_states" = 0 ] || : >"$tree/doctor-states"
 cp -a "$guest_dir" "$tree/tests"
 install -m 0755 "$apex_top/vmtest/guest/run-stages.sh" "$tree/tests/run-stages"
 

@@ -124,9 +124,16 @@ finish_guest() {
 	done_suites+=("$s")
 }
 
-# report_events: a line for each guest event since the last call.
+# report_events: a line for each guest event and each image build step
+# (mmdebstrap's progress on a fresh machine) since the last call.
 report_events() {
 	local s ev
+	for s in "${!image_pid[@]}"; do
+		ev=$(tail -n 1 "${run_of[$s]}/image.log" 2>/dev/null | sed 's/^\[ *[0-9]*s\] //') || continue
+		[ -n "$ev" ] && [ "$ev" != "${last_event[$s]:-}" ] || continue
+		last_event[$s]=$ev
+		apex_stage "image: $ev"
+	done
 	for s in "${lanes[@]}"; do
 		ev=$(tail -n 1 "${run_of[$s]}/timeline" 2>/dev/null | cut -d' ' -f2-) || continue
 		[ -n "$ev" ] && [ "$ev" != "${last_event[$s]:-}" ] || continue

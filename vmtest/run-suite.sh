@@ -14,14 +14,19 @@
 #
 # Logs stay in results/<timestamp>-<suite>/, with the wall-clock time of
 # every phase in `phases` (vmtest/phase-table.sh). Environment:
-#   APEX_TIMEOUT   seconds before the guest is killed (default 1800; trixie,
-#                  which also installs a second kernel: 2700)
+#   APEX_TIMEOUT   seconds before the guest is killed (default 2400; trixie,
+#                  which also installs and boots a second kernel: 3600). Sized
+#                  for two guests at once beside make check's host steps,
+#                  where a guest took up to 1716 s (bookworm) under load.
 #   APEX_DEVICES   emulated Apex chips (default 2: stage2 unplugs one, kills the other)
 #   APEX_PREBUILT  1 = apexsim, build/guest and the packages are up to date
 #   APEX_DEBS      the package to test (default build/deb)
 #   APEX_UPGRADE_DEBS  the newer one for the upgrade test (default build/deb-upgrade)
 #   APEX_KEEP      1 = keep the guest's disks (overlay, seed, test disk)
 #   APEX_RUN_DIR   the log directory instead of results/<timestamp>-<suite>
+#   APEX_DOCTOR_SUITES  suites whose guest induces every state apex-doctor
+#                  diagnoses (default "bullseye bookworm": the oldest dkms and
+#                  the most common release; the others check a healthy machine)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib/common.sh"
@@ -60,14 +65,15 @@ fi
 # must get the modules built by dkms autoinstall.
 timeline image
 disk_opts=(--upgrade "$upgrade_debs")
-timeout=1800
+[[ " ${APEX_DOCTOR_SUITES-bullseye bookworm} " != *" $suite "* ]] || disk_opts+=(--doctor-states)
+timeout=2400
 if [ "$suite" = trixie ] && [ -z "$cloud_image" ]; then
 	kernel_debs=$("$here/image/fetch-kernel.sh" trixie trixie-backports 2>>"$log") ||
 		apex_die "$suite: fetching the trixie-backports kernel failed (log: $log)"
 	disk_opts+=(--kernel "$kernel_debs")
 	# Installing that kernel, its DKMS build and initramfs took 633 s of
-	# guest time under TCG.
-	timeout=2700
+	# guest time under TCG with nothing else running.
+	timeout=3600
 fi
 if [ -n "$cloud_image" ]; then
 	boot=(--base "$cloud_image" --net)

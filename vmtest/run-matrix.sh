@@ -13,8 +13,13 @@
 # passed, failed, seconds queued (waiting for image and slot), seconds run.
 #
 # Environment:
-#   APEX_JOBS   guests at once (default 2: on 2 cores, two TCG guests finish
-#               the matrix sooner than one or three; vmtest/qemu/README.md)
+#   APEX_JOBS   guests at once (default 2)
+#   APEX_SMP    vCPUs per guest (default: the host's cores / APEX_JOBS, 1 to 4)
+# Measured on 2 cores (make bench-tcg, vmtest/qemu/README.md): the DKMS build
+# keeps the cores busy, and more vCPUs than cores in all slow every guest
+# down (2 guests of 2 vCPUs: 16 guests/hour, 1 guest of 2: 18, 2 guests of
+# 1: 19); the test stages leave the cores idle much of the time, which the
+# second guest fills.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib/common.sh"
@@ -23,6 +28,10 @@ export apex_t0
 [ $# -gt 0 ] || set -- bullseye bookworm trixie trixie-backports forky
 jobs=${APEX_JOBS:-2}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || apex_die "APEX_JOBS must be a positive number, not '$jobs'"
+smp=$(($(nproc) / jobs))
+[ "$smp" -ge 1 ] || smp=1
+[ "$smp" -le 4 ] || smp=4
+export APEX_SMP=${APEX_SMP:-$smp}
 stamp=$(date +%Y%m%d-%H%M%S)
 mkdir -p "$apex_top/results"
 log=$apex_top/results/$stamp-matrix-build.log
@@ -75,7 +84,7 @@ for s in "${order[@]}"; do
 	[ "$s" != trixie ] ||
 		"$here/image/fetch-kernel.sh" trixie trixie-backports >"${run_of[$s]}/kernel.log" 2>&1 &
 done
-apex_stage "matrix: ${#order[@]} guests, $jobs at a time, in this order: ${order[*]}"
+apex_stage "matrix: ${#order[@]} guests, $jobs at a time with $APEX_SMP vCPUs each, in this order: ${order[*]}"
 
 # check_image SUITE: set image to building, ready or failed (not in a
 # $(subshell): only this shell can reap the build).

@@ -32,10 +32,8 @@ if tap_passed; then
 	tap_check "/etc/modprobe.d/apex.conf overrides the packaged file" modprobe_override_ok
 	installed=1
 else
-	for t in "package status" "group apex" "dkms status" "module files" "module alias" \
-		"package files" "modprobe.d file" "modprobe.d override"; do
-		tap_dep_fail "$t" "apt-get install"
-	done
+	tap_deps_fail "apt-get install" "package status" "group apex" "dkms status" "module files" \
+		"module alias" "package files" "modprobe.d file" "modprobe.d override"
 	installed=0
 fi
 
@@ -73,9 +71,7 @@ if [ "$have_dev" = 1 ]; then
 	tap_prog -t 300 apex-demo "$here/apex-demo" --tap "$APEX_DEV"
 	tap_prog -t 120 apex-owner runuser -u tpuuser -- "$here/apex-owner" "$APEX_DEV"
 else
-	for t in apex-ioctl apex-mmap apex-demo apex-owner; do
-		tap_dep_fail "$t" "$APEX_DEV exists"
-	done
+	tap_deps_fail "$APEX_DEV exists" apex-ioctl apex-mmap apex-demo apex-owner
 fi
 
 # --- unload and reload ---------------------------------------------------------

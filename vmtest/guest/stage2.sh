@@ -66,9 +66,8 @@ if [ "$have_dev" = 1 ]; then
 	tap_phase "fault injection"
 	run_fault_checks
 else
-	for t in "power and clock tunables" "thermal" "modprobe.d tunables" "faults"; do
-		tap_dep_fail "$t" "$APEX_DEV exists"
-	done
+	tap_deps_fail "$APEX_DEV exists" "power and clock tunables" "thermal" "modprobe.d tunables" \
+		"faults"
 fi
 
 # --- upgrade: a newer apex-dkms over the installed one ------------------------
@@ -91,10 +90,9 @@ if pkg_installed >/dev/null && [ -n "$(upgrade_deb)" ]; then
 			tap_dep_fail "upgrade: test-engine round trip" "the reload"
 		fi
 	else
-		for t in "no dpkg error" "dkms has only the new version" "modules rebuilt" \
-			"configuration in place" "reload" "test-engine round trip"; do
-			tap_dep_fail "upgrade: $t" "the upgrade"
-		done
+		tap_deps_fail "the upgrade" "upgrade: no dpkg error" "upgrade: dkms has only the new version" \
+			"upgrade: modules rebuilt" "upgrade: configuration in place" "upgrade: reload" \
+			"upgrade: test-engine round trip"
 	fi
 elif pkg_installed >/dev/null; then
 	tap_dep_fail "upgrade to a newer apex-dkms" "a newer apex-dkms in $APEX_UPGRADE_DIR"
@@ -119,9 +117,8 @@ if [ -f "$APEX_NEW_KERNEL_FILE" ] && pkg_installed >/dev/null; then
 		tap_check -t 600 -v "new kernel: kexec -l $(new_kernel) with this boot's command line" kexec_load
 		tap_passed && kexec=1
 	else
-		for t in "no dpkg error" "dkms status" "modinfo -k" "kexec -l"; do
-			tap_dep_fail "new kernel: $t" "the kernel install"
-		done
+		tap_deps_fail "the kernel install" "new kernel: no dpkg error" "new kernel: dkms status" \
+			"new kernel: modinfo -k" "new kernel: kexec -l"
 	fi
 elif [ -f "$APEX_NEW_KERNEL_FILE" ]; then
 	tap_dep_fail "a new kernel gets the modules (dkms autoinstall)" "the install in stage1"

@@ -9,6 +9,7 @@
 #   tap_prog [-t SECONDS] NAME CMD...         run a TAP-producing program
 #   tap_ok NAME / tap_not_ok NAME REASON      record a result directly
 #   tap_dep_fail NAME DEP                     not run because DEP failed
+#   tap_deps_fail DEP NAME...                 each NAME not run because DEP failed
 #   tap_skip NAME REASON                      not run here: a SKIP, not a pass
 #   tap_diag TEXT                             a "# TEXT" line
 #   tap_phase NAME                            the host times the test group
@@ -64,6 +65,14 @@ tap_not_ok() {
 
 tap_dep_fail() {
 	tap_not_ok "$1" "skipped because $2 failed"
+}
+
+tap_deps_fail() {
+	local dep=$1 name
+	shift
+	for name in "$@"; do
+		tap_dep_fail "$name" "$dep"
+	done
 }
 
 tap_skip() {

@@ -72,6 +72,10 @@ result "$([ "$rc" = 1 ] && echo 0 || echo 1)" "tap.sh: tap_end exits 1 when a te
 result "$(grep -q 'tap_passed after a failure' "$work/err" && echo 1 || echo 0)" "tap.sh: tap_passed is false after a failure"
 result "$([ "$secs" -lt 25 ] && echo 0 || echo 1)" "tap.sh: hung steps are cut off (${secs}s)"
 check "tap.sh: stray program output becomes a diagnostic" grep -qx '# stray output' "$work/out"
+out=$(bash -c "source '$build/tap.sh'; tap_deps_fail 'the install' 'a' 'b c'; tap_end" 2>&1) || true
+result "$([ "$(grep -v '^#' <<<"$out")" = "$(printf '%s\n' 'not ok 1 - a # skipped because the install failed' \
+	'not ok 2 - b c # skipped because the install failed' '1..2' '0 passed, 2 failed')" ] && echo 0 || echo 1)" \
+	"tap.sh: tap_deps_fail fails each name, naming the dependency" "$out"
 out=$(bash -c "source '$build/tap.sh'; tap_skip 'not here' 'no chip'; tap_end" 2>&1) || true
 result "$([ "$out" = "$(printf 'ok 1 - not here # SKIP no chip\n1..1\n# 1 skipped\n0 passed, 0 failed')" ] && echo 0 || echo 1)" \
 	"tap.sh: tap_skip is a SKIP line, not counted as passed" "$out"

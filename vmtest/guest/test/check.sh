@@ -145,6 +145,14 @@ result "$([ "$rc" = 2 ] && echo 0 || echo 1)" "apex-ctl: bad timeout is a usage 
 # --- stage helpers -------------------------------------------------------------
 out=$(bash -c "source '$build/lib.sh'; source '$build/pkg.sh'; re_escape '1.0.0+up(x)'" 2>&1) || true
 result "$([ "$out" = '1\.0\.0\+up\(x\)' ] && echo 0 || echo 1)" "pkg.sh: re_escape quotes ERE metacharacters" "$out"
+out=$(bash -c "source '$build/lib.sh'; source '$build/pkg.sh'
+	status_entries \"\$(printf '%s\\n' '/usr/sbin/dkms: line 2497: echo: write error: Broken pipe' \
+		'apex/1.0.0+up, 6.1.0-50-amd64, x86_64: installed')\"
+	status_entries 'apex, 1.0.0, 5.10.0-32-amd64, x86_64: installed'
+	status_entries \"\$(printf '%s\\n' 'apex/1.0.0, 6.1, x86_64: installed' 'apex/1.0.1, 6.1, x86_64: installed')\"
+	status_entries ''" 2>&1 | tr '\n' ' ') || true
+result "$([ "$out" = '1 1 2 0 ' ] && echo 0 || echo 1)" \
+	"pkg.sh: status_entries counts dkms status entries (2.8 and 3.x forms), not its stray errors" "$out"
 
 # --- run-stages: which stages run in a boot, and how the boot ends --------------
 # boot DISK: one boot of a guest whose test disk is DISK (stage scripts and

@@ -48,7 +48,7 @@ debs=${APEX_DEBS:-$apex_top/build/deb}
 upgrade_debs=${APEX_UPGRADE_DEBS:-$apex_top/build/deb-upgrade}
 # The run's timeline: its own steps here, QEMU's and the guest's from launch.sh.
 timeline() {
-	printf '%s %s\n' "$(date +%s)" "$*" >>"$run_dir/timeline"
+	apex_timeline "$run_dir" "$@"
 }
 : >"$run_dir/timeline"
 

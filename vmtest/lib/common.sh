@@ -20,6 +20,14 @@ apex_stage() {
 	printf '[%4ds] %s\n' "$(( $(date +%s) - apex_t0 ))" "$*" >&2
 }
 
+# apex_timeline RUN_DIR EVENT...: one line "EPOCH EVENT" of a guest run's
+# timeline (vmtest/phase-table.sh reads it).
+apex_timeline() {
+	local dir=$1
+	shift
+	printf '%s %s\n' "$(date +%s)" "$*" >>"$dir/timeline"
+}
+
 # apex_build LOG WHAT CMD...: a build step of a run script, its output
 # appended to LOG; on failure the log's tail and an error naming WHAT.
 apex_build() {

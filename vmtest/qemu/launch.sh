@@ -95,7 +95,7 @@ sock_dir=
 
 # timeline EVENT: one line of the run's timeline, stamped with the host time.
 timeline() {
-	printf '%s %s\n' "$(date +%s)" "$*" >>"$run_dir/timeline"
+	apex_timeline "$run_dir" "$@"
 }
 
 # wait_gone PID: give PID up to 5 s to exit.

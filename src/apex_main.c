@@ -129,6 +129,7 @@ static const struct gasket_driver_desc apex_desc = {
 	.device_open_cb = apex_session_open_cb,
 	.device_close_cb = apex_session_close_cb,
 	.device_reset_cb = apex_session_reset_cb,
+	.device_quiesce_cb = apex_session_quiesce_cb,
 	.device_status_cb = apex_session_status_cb,
 	.interrupt_cb = apex_interrupt_cb,
 	.ioctl_handler_cb = apex_ioctl,
@@ -206,9 +207,9 @@ static int apex_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 err_remove_device:
 	apex_mark_gone(adev);
-	/* An interrupt during a failed enable may have queued the work. */
-	apex_thermal_remove(adev);
+	/* Interrupts first: one may queue the thermal work again. */
 	gasket_pci_remove_device(pdev);
+	apex_thermal_remove(adev);
 	return ret;
 }
 
@@ -217,12 +218,13 @@ static void apex_pci_remove(struct pci_dev *pdev)
 	struct gasket_dev *gdev = pci_get_drvdata(pdev);
 	struct apex_dev *adev = apex_from_gasket(gdev);
 
+	/* Stops the chip's DMA (device_quiesce_cb) before anything is freed. */
+	gasket_disable_device(gdev);
 	/*
-	 * No register access from sysfs, hwmon or the thermal work once
-	 * this is set; the devm hwmon device goes only after we return.
+	 * No register access from hwmon or the thermal work once this is
+	 * set; the devm hwmon device goes only after we return.
 	 */
 	apex_mark_gone(adev);
-	gasket_disable_device(gdev);
 	apex_thermal_remove(adev);
 	gasket_pci_remove_device(pdev);
 	dev_dbg(&pdev->dev, "removed\n");

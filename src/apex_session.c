@@ -383,6 +383,29 @@ int apex_session_status_cb(struct gasket_dev *gdev)
 	return status;
 }
 
+/*
+ * device_quiesce_cb: removal. Pause the DMA and hold the GCB in reset, as
+ * at a last close, if the chip still answers; -ENODEV if it reads all
+ * ones (gone from the bus), and the framework's bus-master clear is then
+ * what stops it.
+ */
+int apex_session_quiesce_cb(struct gasket_dev *gdev)
+{
+	struct apex_dev *adev = apex_from_gasket(gdev);
+	int ret = 0;
+
+	mutex_lock(&adev->power.lock);
+	if (adev->gone || adev->power.bypass)
+		goto out;
+	if (apex_read32(adev, APEX_SCU_CTRL_3) == U32_MAX)
+		ret = -ENODEV;
+	else if (!apex_session_gcb_in_reset(adev))
+		ret = apex_session_enter_reset(adev);
+out:
+	mutex_unlock(&adev->power.lock);
+	return ret;
+}
+
 /**
  * apex_session_gate_clock() - APEX_IOCTL_GATE_CLOCK
  * @adev: the device

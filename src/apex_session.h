@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Apex session callbacks (open, close, reset, status) and the reset,
+ * Apex session callbacks (open, close, reset, quiesce, status) and the reset,
  * power save and clock programming behind them.
  */
 #ifndef __APEX_SESSION_H__
@@ -31,6 +31,7 @@ void apex_session_idle(struct apex_dev *adev);
 int apex_session_open_cb(struct gasket_dev *gdev);
 int apex_session_close_cb(struct gasket_dev *gdev);
 int apex_session_reset_cb(struct gasket_dev *gdev);
+int apex_session_quiesce_cb(struct gasket_dev *gdev);
 int apex_session_status_cb(struct gasket_dev *gdev);
 
 int apex_session_gate_clock(struct apex_dev *adev, bool gate);

@@ -6,9 +6,12 @@
  * other user memory.
  *
  * Its memory lives while it is configured or mapped: freeing it while a
- * process still maps it would hand freed pages to user space, so the free
- * waits for the last munmap() after removal. Only files open for writing
- * may map it, so at the last writer's close nothing does.
+ * process still maps it would hand freed pages to user space. Only files
+ * open for writing may map it, so at the last writer's close nothing does.
+ * Removal is the exception: the device (and the DMA API's view of it) is
+ * going, so gasket_coherent_remove() frees the memory at once, after the
+ * core has zapped every user mapping; the fault handler then refuses to
+ * map anything back, and the later munmap() only drops the count.
  */
 
 #include <linux/dma-mapping.h>
@@ -54,9 +57,16 @@ static void gasket_coherent_vma_close(struct vm_area_struct *vma)
 	mutex_unlock(&gdev->map_lock);
 }
 
+/* The pages are mapped at mmap(); a fault comes only after removal's zap. */
+static vm_fault_t gasket_coherent_vma_fault(struct vm_fault *vmf)
+{
+	return VM_FAULT_SIGBUS;
+}
+
 static const struct vm_operations_struct gasket_coherent_vm_ops = {
 	.open = gasket_coherent_vma_open,
 	.close = gasket_coherent_vma_close,
+	.fault = gasket_coherent_vma_fault,
 };
 
 int gasket_coherent_alloc(struct gasket_dev *gdev, u64 size)
@@ -117,6 +127,22 @@ void gasket_coherent_release(struct gasket_dev *gdev)
 	mutex_lock(&gdev->map_lock);
 	gdev->coherent_buffer.configured = false;
 	gasket_coherent_free_memory(gdev);
+	mutex_unlock(&gdev->map_lock);
+}
+
+void gasket_coherent_remove(struct gasket_dev *gdev)
+{
+	struct gasket_coherent_buffer *cb = &gdev->coherent_buffer;
+
+	lockdep_assert_held(&gdev->mutex);
+	mutex_lock(&gdev->map_lock);
+	cb->configured = false;
+	if (cb->virt_base)
+		dma_free_coherent(gdev->dev, cb->length_bytes, cb->virt_base,
+				  cb->phys_base);
+	cb->virt_base = NULL;
+	cb->phys_base = 0;
+	cb->length_bytes = 0;
 	mutex_unlock(&gdev->map_lock);
 }
 

@@ -25,6 +25,11 @@ int gasket_coherent_alloc(struct gasket_dev *gdev, u64 size);
 int gasket_coherent_free(struct gasket_dev *gdev);
 /* Free at last close or removal; deferred while user mappings remain. */
 void gasket_coherent_release(struct gasket_dev *gdev);
+/*
+ * Removal, after every user mapping was zapped: free now, mapped or not;
+ * gdev->mutex held.
+ */
+void gasket_coherent_remove(struct gasket_dev *gdev);
 int gasket_coherent_mmap(struct gasket_dev *gdev, struct vm_area_struct *vma);
 int gasket_coherent_lookup(struct gasket_dev *gdev, u64 host_addr, u64 size,
 			   dma_addr_t *dma);

@@ -9,6 +9,13 @@
  * with -ENODEV and the structure goes with the last reference. An open
  * file also pins the device driver's module, so its callbacks and
  * descriptor stay valid for as long as files use them.
+ *
+ * User mappings: every open file of a device uses the address space of
+ * one inode the device owns (on an internal filesystem, as DRM and VFIO
+ * do), so removal can zap all of them with one unmap_mapping_range(),
+ * whichever node a process opened. BAR pages are inserted at fault time
+ * under map_lock, which also guards gdev->removed: once removal has set
+ * it and zapped, no BAR page can come back.
  */
 #include <linux/capability.h>
 #include <linux/cdev.h>
@@ -17,7 +24,9 @@
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mount.h>
 #include <linux/pci.h>
+#include <linux/pseudo_fs.h>
 #include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
@@ -59,10 +68,54 @@ static struct gasket_dev *gasket_devices[GASKET_MINORS];
 static dev_t gasket_devt;
 static struct cdev gasket_cdev;
 
+/* Internal filesystem holding one inode per device, for its mappings. */
+#define GASKET_FS_MAGIC 0x6761736b	/* "gask" */
+static struct vfsmount *gasket_fs_mnt;
+static int gasket_fs_count;	/* devices pinning the mount */
+
+static int gasket_fs_init_fs_context(struct fs_context *fc)
+{
+	return init_pseudo(fc, GASKET_FS_MAGIC) ? 0 : -ENOMEM;
+}
+
+static struct file_system_type gasket_fs_type = {
+	.name = "gasket",
+	.owner = THIS_MODULE,
+	.init_fs_context = gasket_fs_init_fs_context,
+	.kill_sb = kill_anon_super,
+};
+
+static int gasket_mapping_init(struct gasket_dev *gdev)
+{
+	struct inode *inode;
+	int ret;
+
+	ret = simple_pin_fs(&gasket_fs_type, &gasket_fs_mnt, &gasket_fs_count);
+	if (ret)
+		return ret;
+	inode = alloc_anon_inode(gasket_fs_mnt->mnt_sb);
+	if (IS_ERR(inode)) {
+		simple_release_fs(&gasket_fs_mnt, &gasket_fs_count);
+		return PTR_ERR(inode);
+	}
+	gdev->mapping_inode = inode;
+	return 0;
+}
+
+static void gasket_mapping_fini(struct gasket_dev *gdev)
+{
+	if (!gdev->mapping_inode)
+		return;
+	iput(gdev->mapping_inode);
+	gdev->mapping_inode = NULL;
+	simple_release_fs(&gasket_fs_mnt, &gasket_fs_count);
+}
+
 static void gasket_dev_release(struct kref *kref)
 {
 	struct gasket_dev *gdev = container_of(kref, struct gasket_dev, kref);
 
+	gasket_mapping_fini(gdev);
 	pci_dev_put(gdev->pci_dev);
 	kfree(gdev);
 }
@@ -212,6 +265,7 @@ static int gasket_open(struct inode *inode, struct file *filp)
 	mutex_unlock(&gdev->mutex);
 
 	filp->private_data = gdev;
+	filp->f_mapping = gdev->mapping_inode->i_mapping;
 	return nonseekable_open(inode, filp);
 
 err_unlock:
@@ -277,6 +331,36 @@ static int gasket_find_bar(const struct gasket_driver_desc *desc, u64 pos)
 }
 
 /*
+ * A BAR page is inserted when first touched, under map_lock: after removal
+ * (which zaps every mapping) the access raises SIGBUS instead.
+ */
+static vm_fault_t gasket_bar_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct gasket_dev *gdev = vma->vm_private_data;
+	const struct gasket_bar_desc *bar;
+	u64 pos = (u64)vmf->pgoff << PAGE_SHIFT;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	int bar_index;
+
+	mutex_lock(&gdev->map_lock);
+	bar_index = gasket_find_bar(gdev->desc, pos);
+	if (!gdev->removed && bar_index >= 0) {
+		bar = &gdev->desc->bar_descriptions[bar_index];
+		if (gasket_find_region(bar, pos))
+			ret = vmf_insert_pfn(vma, vmf->address,
+					     (gdev->bar_data[bar_index].phys_base +
+					      pos - bar->base) >> PAGE_SHIFT);
+	}
+	mutex_unlock(&gdev->map_lock);
+	return ret;
+}
+
+static const struct vm_operations_struct gasket_bar_vm_ops = {
+	.fault = gasket_bar_fault,
+};
+
+/*
  * Map [offset, offset + len) of a BAR window. Every page must lie in a
  * user-mappable region; nothing is mapped unless all of them do.
  */
@@ -286,9 +370,7 @@ static int gasket_mmap_bar(struct gasket_dev *gdev, struct vm_area_struct *vma,
 	const struct gasket_bar_desc *bar =
 		&gdev->desc->bar_descriptions[bar_index];
 	const struct gasket_mappable_region *r;
-	u64 pos, piece_end, region_end;
-	unsigned long pfn;
-	int ret;
+	u64 pos, region_end;
 
 	if ((vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC)) &
 	    ~bar->permissions)
@@ -301,20 +383,12 @@ static int gasket_mmap_bar(struct gasket_dev *gdev, struct vm_area_struct *vma,
 		region_end = bar->base + r->start + r->length_bytes;
 	}
 
-	gasket_vm_flags_set(vma, VM_IO | VM_DONTEXPAND | VM_DONTDUMP);
-	vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
-	for (pos = offset; pos < offset + len; pos = piece_end) {
-		r = gasket_find_region(bar, pos);
-		piece_end = min(offset + len,
-				bar->base + r->start + r->length_bytes);
-		pfn = (gdev->bar_data[bar_index].phys_base + pos - bar->base) >>
-		      PAGE_SHIFT;
-		ret = io_remap_pfn_range(vma, vma->vm_start + (pos - offset),
-					 pfn, piece_end - pos,
-					 vma->vm_page_prot);
-		if (ret)
-			return ret;
-	}
+	gasket_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND |
+			    VM_DONTDUMP);
+	/* What io_remap_pfn_range() would use. */
+	vma->vm_page_prot = pgprot_decrypted(pgprot_noncached(vma->vm_page_prot));
+	vma->vm_ops = &gasket_bar_vm_ops;
+	vma->vm_private_data = gdev;
 	return 0;
 }
 
@@ -559,6 +633,10 @@ int gasket_pci_add_device(struct pci_dev *pci_dev,
 	gdev->desc = desc;
 	gdev->num_page_tables = desc->num_page_tables;
 
+	ret = gasket_mapping_init(gdev);
+	if (ret)
+		goto err_put;
+
 	ret = gasket_slot_get(gdev);
 	if (ret)
 		goto err_put;
@@ -695,9 +773,16 @@ err_page_tables:
 }
 EXPORT_SYMBOL_GPL(gasket_enable_device);
 
+/*
+ * Removal with a live session, in the only safe order: the chip stops
+ * touching memory, then user space loses its mappings, then the memory
+ * goes. Releasing pages first would let a chip still doing DMA write
+ * into pages the kernel has handed to someone else.
+ */
 void gasket_disable_device(struct gasket_dev *gdev)
 {
 	unsigned int minor = MINOR(gdev->devt) - MINOR(gasket_devt);
+	int ret;
 
 	mutex_lock(&gasket_slots_lock);
 	gasket_devices[minor] = NULL;
@@ -711,14 +796,27 @@ void gasket_disable_device(struct gasket_dev *gdev)
 	mutex_lock(&gdev->map_lock);
 	WRITE_ONCE(gdev->removed, true);
 	mutex_unlock(&gdev->map_lock);
+
+	/* 1. No more DMA: the chip's own sequence, then the bus. */
+	if (gdev->desc->device_quiesce_cb) {
+		ret = gdev->desc->device_quiesce_cb(gdev);
+		if (ret)
+			dev_dbg(gdev->dev, "quiesce at removal: %d\n", ret);
+	}
+	/* Also stops a chip that did not answer the sequence. */
+	pci_clear_master(gdev->pci_dev);
 	mutex_unlock(&gdev->mutex);
 
 	/* No interrupt can signal an eventfd after this. */
 	gasket_interrupt_fini(gdev);
 
+	/* 2. Old pointers fault with SIGBUS; removed keeps them from refaulting. */
+	unmap_mapping_range(gdev->mapping_inode->i_mapping, 0, 0, 1);
+
+	/* 3. Only now the memory: pinned pages, the coherent buffer. */
 	mutex_lock(&gdev->mutex);
 	gasket_page_tables_fini(gdev, gdev->num_page_tables);
-	gasket_coherent_release(gdev);
+	gasket_coherent_remove(gdev);
 	mutex_unlock(&gdev->mutex);
 
 	kfree(gdev->node_groups);

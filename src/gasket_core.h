@@ -152,6 +152,9 @@ struct gasket_dev;
  * @device_reset_cb: GASKET_IOCTL_RESET and the last writer's close,
  *	gasket_dev.mutex held; the framework then reprograms the interrupt
  *	routing and resets the page tables
+ * @device_quiesce_cb: removal, before anything user space mapped or
+ *	pinned is released: stop all DMA. gasket_dev.mutex held; the
+ *	framework clears bus mastering right after, whatever it returns.
  * @device_status_cb: returns an enum gasket_status; cheap, may be called
  *	with gasket_dev.mutex held. NULL = ALIVE.
  * @hardware_revision_cb: revision for sysfs, or negative errno; NULL hides
@@ -189,6 +192,7 @@ struct gasket_driver_desc {
 	int (*device_open_cb)(struct gasket_dev *gdev);
 	int (*device_close_cb)(struct gasket_dev *gdev);
 	int (*device_reset_cb)(struct gasket_dev *gdev);
+	int (*device_quiesce_cb)(struct gasket_dev *gdev);
 	int (*device_status_cb)(struct gasket_dev *gdev);
 	int (*hardware_revision_cb)(struct gasket_dev *gdev);
 	void (*interrupt_cb)(struct gasket_dev *gdev, int interrupt);
@@ -213,6 +217,7 @@ struct gasket_ownership {
 struct gasket_page_table;
 struct gasket_interrupt_data;
 struct gasket_class_slot;
+struct inode;
 
 /*
  * One device served by the framework. Device drivers may read pci_dev,
@@ -242,7 +247,7 @@ struct gasket_dev {
 	struct mutex mutex;
 	/*
 	 * Protects: coherent_buffer; removed is also set under it. Taken
-	 * inside mmap_lock (mmap, vma close) and inside mutex.
+	 * inside mmap_lock (mmap, page faults, vma close) and inside mutex.
 	 */
 	struct mutex map_lock;
 	struct gasket_ownership ownership;
@@ -251,6 +256,12 @@ struct gasket_dev {
 	struct gasket_coherent_buffer coherent_buffer;
 	bool enabled;			/* gasket_enable_device() succeeded */
 	bool removed;			/* gasket_disable_device() ran */
+	/*
+	 * Owns the address space every open file of this device uses, so
+	 * one unmap_mapping_range() reaches all user mappings, whichever
+	 * node they were opened through.
+	 */
+	struct inode *mapping_inode;
 	const struct attribute_group **node_groups; /* framework + driver */
 
 	/*
@@ -401,10 +412,13 @@ int gasket_enable_device(struct gasket_dev *gdev);
  * gasket_disable_device() - withdraw a device from user space
  * @gdev: an enabled device
  *
- * Removes the node and its sysfs attributes, then, under the device
- * mutex, marks the device removed (open files now get -ENODEV), frees
- * the interrupts, eventfd references, mappings, coherent buffer and page
- * tables. No device callback runs after it returns.
+ * Removes the node and its sysfs attributes and marks the device removed
+ * (open files now get -ENODEV). Then, in this order: device_quiesce_cb
+ * stops the chip's DMA and bus mastering is cleared; the interrupts and
+ * eventfd references go; every user mapping of the device is zapped, so
+ * old pointers fault with SIGBUS; only then are the mapped pages, the
+ * coherent buffer and the page tables released. No device callback runs
+ * after it returns.
  *
  * Context: process context, from the PCI remove.
  */

@@ -169,6 +169,11 @@ int gasket_reset_locked(struct gasket_dev *gdev)
 	gasket_interrupt_setup(gdev);
 	for (i = 0; i < gdev->num_page_tables; i++)
 		gasket_page_table_reset(gdev->page_table[i]);
+	/* The chip is idle and its tables empty: it may master the bus again. */
+	if (gdev->master_off) {
+		pci_set_master(gdev->pci_dev);
+		gdev->master_off = false;
+	}
 	gdev->reset_count++;
 	dev_dbg(gdev->dev, "reset %u: interrupts rerouted, page tables cleared\n",
 		gdev->reset_count);
@@ -200,10 +205,20 @@ static void gasket_release_ownership(struct gasket_dev *gdev)
 		/* Quiesce DMA before the pages under it are unpinned. */
 		if (gdev->desc->device_reset_cb) {
 			ret = gdev->desc->device_reset_cb(gdev);
-			if (ret)
+			if (ret) {
 				dev_err_ratelimited(gdev->dev,
 						    "reset at last close failed: %d\n",
 						    ret);
+				/*
+				 * The chip may still be doing DMA. Cut it off
+				 * the bus rather than keep the pages pinned:
+				 * a chip that never stops would hold them
+				 * forever. The next good reset lets it master
+				 * the bus again.
+				 */
+				pci_clear_master(gdev->pci_dev);
+				gdev->master_off = true;
+			}
 		}
 		for (i = 0; i < gdev->num_page_tables; i++)
 			gasket_page_table_unmap_all(gdev->page_table[i]);

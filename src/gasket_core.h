@@ -241,8 +241,8 @@ struct gasket_dev {
 
 	/*
 	 * Protects: ownership, open_count, reset_count, page tables,
-	 * enabled, removed; held around device callbacks. Taken before
-	 * mmap_lock (pinning user pages), never inside it.
+	 * enabled, removed, master_off; held around device callbacks.
+	 * Taken before mmap_lock (pinning user pages), never inside it.
 	 */
 	struct mutex mutex;
 	/*
@@ -256,6 +256,7 @@ struct gasket_dev {
 	struct gasket_coherent_buffer coherent_buffer;
 	bool enabled;			/* gasket_enable_device() succeeded */
 	bool removed;			/* gasket_disable_device() ran */
+	bool master_off;		/* bus mastering cleared after a failed reset */
 	/*
 	 * Owns the address space every open file of this device uses, so
 	 * one unmap_mapping_range() reaches all user mappings, whichever

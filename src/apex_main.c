@@ -200,8 +200,12 @@ static int apex_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto err_remove_device;
 
+	/* The node appears only now: an open never meets a chip half set up. */
 	apex_session_idle(adev);
 	apex_thermal_open(adev);
+	ret = gasket_publish_device(adev->gdev);
+	if (ret)
+		goto err_remove_device;
 	dev_dbg(&pdev->dev, "probe: done\n");
 	return 0;
 

@@ -731,8 +731,6 @@ static void gasket_page_tables_fini(struct gasket_dev *gdev, int count)
 
 int gasket_enable_device(struct gasket_dev *gdev)
 {
-	unsigned int minor = MINOR(gdev->devt) - MINOR(gasket_devt);
-	struct device *node;
 	int ret, i;
 
 	mutex_lock(&gdev->mutex);
@@ -755,29 +753,8 @@ int gasket_enable_device(struct gasket_dev *gdev)
 		goto err_interrupts;
 
 	WRITE_ONCE(gdev->enabled, true);
-	mutex_lock(&gasket_slots_lock);
-	gasket_devices[minor] = gdev;
-	mutex_unlock(&gasket_slots_lock);
-
-	node = device_create_with_groups(gdev->slot->class, gdev->dev,
-					 gdev->devt, gdev, gdev->node_groups,
-					 "%s", gdev->name);
-	if (IS_ERR(node)) {
-		ret = PTR_ERR(node);
-		dev_err(gdev->dev, "cannot create %s: %d\n", gdev->name, ret);
-		goto err_unpublish;
-	}
-	gdev->dev_node = node;
-	dev_dbg(gdev->dev, "/dev/%s ready\n", gdev->name);
 	return 0;
 
-err_unpublish:
-	mutex_lock(&gasket_slots_lock);
-	gasket_devices[minor] = NULL;
-	mutex_unlock(&gasket_slots_lock);
-	WRITE_ONCE(gdev->enabled, false);
-	kfree(gdev->node_groups);
-	gdev->node_groups = NULL;
 err_interrupts:
 	gasket_interrupt_fini(gdev);
 err_page_tables:
@@ -788,6 +765,40 @@ err_page_tables:
 }
 EXPORT_SYMBOL_GPL(gasket_enable_device);
 
+static void gasket_unpublish(struct gasket_dev *gdev)
+{
+	unsigned int minor = MINOR(gdev->devt) - MINOR(gasket_devt);
+
+	mutex_lock(&gasket_slots_lock);
+	gasket_devices[minor] = NULL;
+	mutex_unlock(&gasket_slots_lock);
+}
+
+int gasket_publish_device(struct gasket_dev *gdev)
+{
+	unsigned int minor = MINOR(gdev->devt) - MINOR(gasket_devt);
+	struct device *node;
+	int ret;
+
+	mutex_lock(&gasket_slots_lock);
+	gasket_devices[minor] = gdev;
+	mutex_unlock(&gasket_slots_lock);
+
+	node = device_create_with_groups(gdev->slot->class, gdev->dev,
+					 gdev->devt, gdev, gdev->node_groups,
+					 "%s", gdev->name);
+	if (IS_ERR(node)) {
+		ret = PTR_ERR(node);
+		dev_err(gdev->dev, "cannot create %s: %d\n", gdev->name, ret);
+		gasket_unpublish(gdev);
+		return ret;
+	}
+	gdev->dev_node = node;
+	dev_dbg(gdev->dev, "/dev/%s ready\n", gdev->name);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(gasket_publish_device);
+
 /*
  * Removal with a live session, in the only safe order: the chip stops
  * touching memory, then user space loses its mappings, then the memory
@@ -796,16 +807,14 @@ EXPORT_SYMBOL_GPL(gasket_enable_device);
  */
 void gasket_disable_device(struct gasket_dev *gdev)
 {
-	unsigned int minor = MINOR(gdev->devt) - MINOR(gasket_devt);
 	int ret;
 
-	mutex_lock(&gasket_slots_lock);
-	gasket_devices[minor] = NULL;
-	mutex_unlock(&gasket_slots_lock);
-
+	gasket_unpublish(gdev);
 	/* Waits for running sysfs show/store; none start afterwards. */
-	device_destroy(gdev->slot->class, gdev->devt);
-	gdev->dev_node = NULL;
+	if (gdev->dev_node) {
+		device_destroy(gdev->slot->class, gdev->devt);
+		gdev->dev_node = NULL;
+	}
 
 	mutex_lock(&gdev->mutex);
 	mutex_lock(&gdev->map_lock);

@@ -4,9 +4,11 @@
  *
  * A device driver owns its struct pci_driver. Its probe calls
  * gasket_pci_add_device() (PCI enable, BARs, DMA mask), does its own
- * hardware bring-up through the register helpers below, then calls
- * gasket_enable_device() (page tables, MSI-X, /dev/<name>_N and sysfs).
- * Its remove calls gasket_disable_device() then gasket_pci_remove_device().
+ * hardware bring-up through the register helpers below, calls
+ * gasket_enable_device() (page tables, MSI-X), puts the chip in the state
+ * a first open expects, and ends with gasket_publish_device()
+ * (/dev/<name>_N and sysfs). Its remove calls gasket_disable_device() then
+ * gasket_pci_remove_device().
  * Everything else (open/close, ownership, mmap, the gasket ioctls) is the
  * framework's; the driver hooks in through struct gasket_driver_desc.
  */
@@ -396,18 +398,33 @@ int gasket_pci_add_device(struct pci_dev *pci_dev,
 void gasket_pci_remove_device(struct pci_dev *pci_dev);
 
 /**
- * gasket_enable_device() - make a device usable from user space
+ * gasket_enable_device() - set up what user space will need
  * @gdev: device from gasket_pci_add_device()
  *
  * Reads the page table sizes from the hardware and sets the tables up
  * (all entries simple), allocates one MSI-X vector per interrupt and
- * routes the interrupts through their INTVECCTL registers, then creates
- * /dev/<name>_N with the framework's and the driver's sysfs attributes.
+ * routes the interrupts through their INTVECCTL registers. No node exists
+ * yet: the driver may still put the chip into its idle state, then calls
+ * gasket_publish_device().
  *
  * Context: process context, after the hardware is out of reset.
  * Return: 0 or a negative errno (nothing left to undo).
  */
 int gasket_enable_device(struct gasket_dev *gdev);
+
+/**
+ * gasket_publish_device() - create the node once the device is ready
+ * @gdev: an enabled device
+ *
+ * Creates /dev/<name>_N with the
+ * framework's and the driver's sysfs attributes; opens may start as soon
+ * as it does. On failure the device stays enabled and unpublished: undo
+ * it with gasket_disable_device().
+ *
+ * Context: process context, the last step of the probe.
+ * Return: 0 or a negative errno.
+ */
+int gasket_publish_device(struct gasket_dev *gdev);
 
 /**
  * gasket_disable_device() - withdraw a device from user space

@@ -93,6 +93,8 @@ static void apex_interrupt_cb(struct gasket_dev *gdev, int interrupt)
 	if (!test_and_set_bit(APEX_EVENT_FATAL, &adev->events))
 		dev_err(&adev->pdev->dev,
 			"fatal error interrupt: device DEAD until reset\n");
+	/* MAP/UNMAP see it at once, without reading a register. */
+	gasket_set_status_dead(gdev);
 }
 
 static const struct gasket_driver_desc apex_desc = {

@@ -191,6 +191,7 @@ static void apex_thermal_work(struct work_struct *work)
 	int trips[APEX_TRIP_POINTS];
 	unsigned int next_ms;
 	u32 dc, level, old;
+	bool poll;
 	int mc;
 
 	mutex_lock(&adev->thermal.lock);
@@ -232,7 +233,11 @@ static void apex_thermal_work(struct work_struct *work)
 		queue_delayed_work(system_power_efficient_wq,
 				   &adev->thermal.work, msecs_to_jiffies(next_ms));
 out:
+	poll = !adev->gone;
 	mutex_unlock(&adev->thermal.lock);
+	/* A slow path: refresh the status MAP/UNMAP check. */
+	if (poll)
+		gasket_get_status(adev->gdev);
 }
 
 /*

@@ -125,7 +125,7 @@ static void gasket_dev_put(struct gasket_dev *gdev)
 	kref_put(&gdev->kref, gasket_dev_release);
 }
 
-int gasket_get_status(struct gasket_dev *gdev)
+static int gasket_compute_status(struct gasket_dev *gdev)
 {
 	int status = GASKET_STATUS_ALIVE;
 	int i;
@@ -143,7 +143,33 @@ int gasket_get_status(struct gasket_dev *gdev)
 			status = min(status, (int)GASKET_STATUS_LAMED);
 	return status;
 }
+
+int gasket_get_status(struct gasket_dev *gdev)
+{
+	int seq = atomic_read(&gdev->dead_seq);
+	int status;
+
+	smp_rmb();	/* the driver state read below is no older than seq */
+	status = gasket_compute_status(gdev);
+	WRITE_ONCE(gdev->status, status);
+	/*
+	 * A gasket_set_status_dead() while we computed may be newer news
+	 * than what we read: it wins.
+	 */
+	smp_mb();
+	if (atomic_read(&gdev->dead_seq) != seq)
+		WRITE_ONCE(gdev->status, GASKET_STATUS_DEAD);
+	return status;
+}
 EXPORT_SYMBOL_GPL(gasket_get_status);
+
+void gasket_set_status_dead(struct gasket_dev *gdev)
+{
+	atomic_inc(&gdev->dead_seq);
+	smp_mb__after_atomic();
+	WRITE_ONCE(gdev->status, GASKET_STATUS_DEAD);
+}
+EXPORT_SYMBOL_GPL(gasket_set_status_dead);
 
 bool gasket_file_is_writer(struct file *filp)
 {
@@ -163,6 +189,7 @@ int gasket_reset_locked(struct gasket_dev *gdev)
 		if (ret) {
 			dev_err_ratelimited(gdev->dev, "device reset failed: %d\n",
 					    ret);
+			gasket_get_status(gdev);
 			return ret;
 		}
 	}
@@ -175,6 +202,7 @@ int gasket_reset_locked(struct gasket_dev *gdev)
 		gdev->master_off = false;
 	}
 	gdev->reset_count++;
+	gasket_get_status(gdev);
 	dev_dbg(gdev->dev, "reset %u: interrupts rerouted, page tables cleared\n",
 		gdev->reset_count);
 	return 0;
@@ -277,6 +305,7 @@ static int gasket_open(struct inode *inode, struct file *filp)
 		own->write_open_count++;
 	}
 	gdev->open_count++;
+	gasket_get_status(gdev);
 	mutex_unlock(&gdev->mutex);
 
 	filp->private_data = gdev;
@@ -284,6 +313,7 @@ static int gasket_open(struct inode *inode, struct file *filp)
 	return nonseekable_open(inode, filp);
 
 err_unlock:
+	gasket_get_status(gdev);
 	mutex_unlock(&gdev->mutex);
 	module_put(gdev->desc->owner);
 	gasket_dev_put(gdev);
@@ -308,6 +338,8 @@ static int gasket_release(struct inode *inode, struct file *filp)
 			dev_err_ratelimited(gdev->dev, "device close failed: %d\n",
 					    ret);
 	}
+	if (!gdev->removed)
+		gasket_get_status(gdev);
 	mutex_unlock(&gdev->mutex);
 
 	gasket_dev_put(gdev);
@@ -647,6 +679,7 @@ int gasket_pci_add_device(struct pci_dev *pci_dev,
 	gdev->dev = &pci_dev->dev;
 	gdev->desc = desc;
 	gdev->num_page_tables = desc->num_page_tables;
+	atomic_set(&gdev->dead_seq, 0);
 
 	ret = gasket_mapping_init(gdev);
 	if (ret)
@@ -780,6 +813,7 @@ int gasket_publish_device(struct gasket_dev *gdev)
 	struct device *node;
 	int ret;
 
+	gasket_get_status(gdev);
 	mutex_lock(&gasket_slots_lock);
 	gasket_devices[minor] = gdev;
 	mutex_unlock(&gasket_slots_lock);
@@ -820,6 +854,7 @@ void gasket_disable_device(struct gasket_dev *gdev)
 	mutex_lock(&gdev->map_lock);
 	WRITE_ONCE(gdev->removed, true);
 	mutex_unlock(&gdev->map_lock);
+	WRITE_ONCE(gdev->status, GASKET_STATUS_DRIVER_EXIT);
 
 	/* 1. No more DMA: the chip's own sequence, then the bus. */
 	if (gdev->desc->device_quiesce_cb) {

@@ -157,8 +157,10 @@ struct gasket_dev;
  * @device_quiesce_cb: removal, before anything user space mapped or
  *	pinned is released: stop all DMA. gasket_dev.mutex held; the
  *	framework clears bus mastering right after, whatever it returns.
- * @device_status_cb: returns an enum gasket_status; cheap, may be called
- *	with gasket_dev.mutex held. NULL = ALIVE.
+ * @device_status_cb: returns an enum gasket_status; may read registers,
+ *	may be called with gasket_dev.mutex held, never from the MAP/UNMAP
+ *	path (that one uses the status cached by gasket_get_status()).
+ *	NULL = ALIVE.
  * @hardware_revision_cb: revision for sysfs, or negative errno; NULL hides
  *	the attribute
  * @interrupt_cb: called for every interrupt before its eventfd is
@@ -259,6 +261,13 @@ struct gasket_dev {
 	bool enabled;			/* gasket_enable_device() succeeded */
 	bool removed;			/* gasket_disable_device() ran */
 	bool master_off;		/* bus mastering cleared after a failed reset */
+	/*
+	 * enum gasket_status as last computed by gasket_get_status() on a
+	 * slow path, or set DEAD by gasket_set_status_dead(); what the
+	 * MAP/UNMAP path checks, so it never reads a register.
+	 */
+	int status;
+	atomic_t dead_seq;		/* gasket_set_status_dead() calls */
 	/*
 	 * Owns the address space every open file of this device uses, so
 	 * one unmap_mapping_range() reaches all user mappings, whichever
@@ -416,7 +425,7 @@ int gasket_enable_device(struct gasket_dev *gdev);
  * gasket_publish_device() - create the node once the device is ready
  * @gdev: an enabled device
  *
- * Creates /dev/<name>_N with the
+ * Caches the device's status, then creates /dev/<name>_N with the
  * framework's and the driver's sysfs attributes; opens may start as soon
  * as it does. On failure the device stays enabled and unpublished: undo
  * it with gasket_disable_device().
@@ -468,17 +477,32 @@ int gasket_reset(struct gasket_dev *gdev);
 int gasket_reset_locked(struct gasket_dev *gdev);
 
 /**
- * gasket_get_status() - current health of the device
+ * gasket_get_status() - current health of the device, freshly computed
  * @gdev: the device
  *
  * DEAD or DRIVER_EXIT if the device is not enabled or being removed,
  * otherwise the worst of device_status_cb, the interrupts and the page
- * tables.
+ * tables. The result is cached for the MAP/UNMAP path, unless
+ * gasket_set_status_dead() ran meanwhile. The framework calls it at
+ * enable, open, reset and close; drivers call it from their own slow
+ * paths (a periodic poll, a work item after an interrupt).
  *
- * Context: any process context; does not take the device mutex.
+ * Context: any process context; does not take the device mutex; may
+ * read registers through device_status_cb.
  * Return: an enum gasket_status value.
  */
 int gasket_get_status(struct gasket_dev *gdev);
+
+/**
+ * gasket_set_status_dead() - the driver learnt the device is dead
+ * @gdev: the device
+ *
+ * Makes the cached status DEAD until the next gasket_get_status() finds
+ * the device healthy again (typically after a good reset).
+ *
+ * Context: any, hard IRQ included.
+ */
+void gasket_set_status_dead(struct gasket_dev *gdev);
 
 /**
  * gasket_file_is_writer() - was this node opened for writing?

@@ -97,8 +97,52 @@ reprobe_dead() {
 	done
 }
 
+# rebind_chip ADDR: after the unbind with a live session (apex-unbind),
+# binding the driver again gives a working, empty apex_0.
+rebind_chip() {
+	[ ! -e "/sys/bus/pci/devices/$1/driver" ] || fail "$1 is still bound"
+	echo "$1" >/sys/bus/pci/drivers/apex/bind || fail "bind $1 failed"
+	udevadm settle -t 30 || true
+	wait_until 20 test -c /dev/apex_0 || fail "/dev/apex_0 did not come back"
+	expect_eq "apex_0 pci_address" "$(node_attr apex_0 pci_address)" "$1"
+	node_ok
+	node_is apex_0 ALIVE
+	"$APEX_TESTS/apex-demo" /dev/apex_0 >/dev/null || fail "apex-demo failed after the bind"
+	expect_eq "apex_0 node_0_num_mapped_pages" \
+		"$(node_attr apex_0 node_0_num_mapped_pages)" 0
+}
+
+# reload_after_unbind: both modules unload and come back with every chip.
+reload_after_unbind() {
+	local chips
+	chips=$(lspci -n -d "$APEX_PCI_ID" | wc -l)
+	reload_modules
+	wait_until 20 test "$(compgen -G '/dev/apex_*' | wc -l)" = "$chips" ||
+		fail "nodes: $(ls /dev/apex_*), chips: $chips"
+}
+
 export -f node_attr node_is node_is_chip two_chips \
-	chip_gone remove_chip1 chip0_unaffected killed_chip0 unload_dead reprobe_dead
+	chip_gone remove_chip1 chip0_unaffected killed_chip0 unload_dead reprobe_dead \
+	rebind_chip reload_after_unbind
+
+# run_unbind_checks: apex_0's driver unbound through sysfs while a process
+# holds a live session on it (apex-unbind checks what that session sees),
+# bound again, then both modules reloaded. The chips stay healthy.
+run_unbind_checks() {
+	local addr
+	if [ ! -c /dev/apex_0 ]; then
+		tap_deps_fail "/dev/apex_0 exists" "unbind with a live session" \
+			"bind again after the unbind" "modules reload after the unbind"
+		return 0
+	fi
+	addr=$(node_attr apex_0 pci_address)
+	tap_prog -t 120 apex-unbind "$APEX_TESTS/apex-unbind" /dev/apex_0 \
+		sh -c "echo $addr >/sys/bus/pci/drivers/apex/unbind"
+	tap_check -t 90 "bind $addr again: apex_0 ALIVE, test-engine round trip, nothing mapped" \
+		rebind_chip "$addr"
+	tap_check -t 120 "modprobe -r apex gasket after the unbind, modprobe apex brings every chip back" \
+		reload_after_unbind
+}
 
 # run_removal_checks: the whole sequence, as TAP lines. With one chip (run
 # with APEX_DEVICES=1) the removal of chip 1 is reported as skipped.

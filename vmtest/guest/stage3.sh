@@ -46,6 +46,10 @@ fi
 tap_phase "apex-doctor diagnoses"
 run_doctor_checks
 
+# --- unbind with a live session: old mappings fault, old fds fail, rebind works
+tap_phase "unbind with a live session"
+run_unbind_checks
+
 # --- chips that vanish: surprise removal, a killed apexsim (the chips stay dead)
 tap_phase "chips that vanish"
 run_removal_checks

@@ -98,9 +98,13 @@ for prog in apex-ioctl apex-mmap apex-owner apex-power "apex-demo --tap"; do
 		"$prog without a device: complete TAP, failures, exit 1" "exit $rc; $(cat "$work/prog")"
 done
 rc=0
+timeout 20 "$build/apex-unbind" /nonexistent/apex_0 true >"$work/prog" 2>&1 || rc=$?
+result "$([ "$rc" = 1 ] && complete_tap "$work/prog" && echo 0 || echo 1)" \
+	"apex-unbind without a device: complete TAP, failures, exit 1" "exit $rc; $(cat "$work/prog")"
+rc=0
 timeout 20 "$build/apex-demo" /nonexistent/apex_0 >/dev/null 2>&1 || rc=$?
 result "$([ "$rc" = 1 ] && echo 0 || echo 1)" "apex-demo without a device exits 1" "exit $rc"
-for prog in apex-ioctl apex-mmap apex-owner apex-power apex-demo; do
+for prog in apex-ioctl apex-mmap apex-owner apex-power apex-demo apex-unbind; do
 	rc=0
 	"$build/$prog" not-a-path >/dev/null 2>&1 || rc=$?
 	result "$([ "$rc" = 2 ] && echo 0 || echo 1)" "$prog: usage error exits 2" "exit $rc"

@@ -78,9 +78,14 @@ static int gasket_fs_init_fs_context(struct fs_context *fc)
 	return init_pseudo(fc, GASKET_FS_MAGIC) ? 0 : -ENOMEM;
 }
 
+/*
+ * No .owner: the mount lives only while a device does, and every device
+ * is freed while its device driver, which depends on this module, is
+ * still loaded (its binding or an open file pins it). A module reference
+ * here would only show up as one more user of gasket.
+ */
 static struct file_system_type gasket_fs_type = {
 	.name = "gasket",
-	.owner = THIS_MODULE,
 	.init_fs_context = gasket_fs_init_fs_context,
 	.kill_sb = kill_anon_super,
 };

@@ -19,7 +19,9 @@
  *           mappings, reconfiguring the coherent buffer while in use
  *   EBADF   a descriptor that is not an eventfd / dma-buf
  *   EIO     the device is not alive (see sysfs "status"); RESET still works
- *   ENODEV  the device was removed while the file was open
+ *   ENODEV  the device was removed while the file was open (mmap() on
+ *           such a file fails with ENODEV too, and touching one of its
+ *           earlier mappings raises SIGBUS)
  * A failed ioctl leaves the device and all existing mappings as they were.
  */
 #ifndef _UAPI_GASKET_H

@@ -59,15 +59,19 @@ static const struct vm_operations_struct gasket_coherent_vm_ops = {
 	.close = gasket_coherent_vma_close,
 };
 
+bool gasket_coherent_size_ok(struct gasket_dev *gdev, u64 size)
+{
+	return size && PAGE_ALIGNED(size) &&
+	       size <= gdev->desc->coherent_buffer_description.size;
+}
+
 int gasket_coherent_alloc(struct gasket_dev *gdev, u64 size)
 {
-	const struct gasket_coherent_buffer_desc *desc =
-		&gdev->desc->coherent_buffer_description;
 	struct gasket_coherent_buffer *cb = &gdev->coherent_buffer;
 	int ret = 0;
 
 	lockdep_assert_held(&gdev->mutex);
-	if (!size || size > desc->size)
+	if (!gasket_coherent_size_ok(gdev, size))
 		return -EINVAL;
 
 	mutex_lock(&gdev->map_lock);
@@ -75,7 +79,6 @@ int gasket_coherent_alloc(struct gasket_dev *gdev, u64 size)
 		ret = -EBUSY;
 		goto out;
 	}
-	size = PAGE_ALIGN(size);
 	cb->virt_base = dma_alloc_coherent(gdev->dev, size, &cb->phys_base,
 					   GFP_KERNEL);
 	if (!cb->virt_base) {

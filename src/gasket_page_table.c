@@ -239,11 +239,13 @@ static int gasket_pt_alloc_subtables(struct gasket_page_table *pt,
 	for (; lvl0 <= last; lvl0++) {
 		if (pt->subtables[lvl0])
 			continue;
-		sub = kvzalloc(sizeof(*sub), GFP_KERNEL);
+		/* Charged to the mapping process's memory cgroup. */
+		sub = kvzalloc(sizeof(*sub), GFP_KERNEL_ACCOUNT);
 		if (!sub)
 			goto err_free;
 		sub->slots = dma_alloc_coherent(pt->gdev->dev, PAGE_SIZE,
-						&sub->dma_addr, GFP_KERNEL);
+						&sub->dma_addr,
+						GFP_KERNEL_ACCOUNT);
 		if (!sub->slots) {
 			kvfree(sub);
 			goto err_free;

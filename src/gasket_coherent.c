@@ -161,6 +161,31 @@ out:
 }
 
 /**
+ * gasket_coherent_is_mapping() - is a user address in a coherent buffer?
+ * @host_addr: a user address in the calling process
+ *
+ * Tells MAP_BUFFER not to pin the pages (they cannot be pinned);
+ * gasket_coherent_lookup() checks the mapping again under the device
+ * mutex.
+ *
+ * Context: process context, no device lock needed.
+ * Return: true if @host_addr lies in a mapping of any gasket device's
+ * coherent buffer.
+ */
+bool gasket_coherent_is_mapping(u64 host_addr)
+{
+	struct vm_area_struct *vma;
+	bool ret;
+
+	mmap_read_lock(current->mm);
+	vma = find_vma(current->mm, host_addr);
+	ret = vma && vma->vm_start <= host_addr &&
+	      vma->vm_ops == &gasket_coherent_vm_ops;
+	mmap_read_unlock(current->mm);
+	return ret;
+}
+
+/**
  * gasket_coherent_lookup() - the DMA address behind a user address
  * @gdev: the device
  * @host_addr: start of a user buffer in the calling process

@@ -28,6 +28,7 @@ int gasket_coherent_free(struct gasket_dev *gdev);
 /* Free at last close or removal; deferred while user mappings remain. */
 void gasket_coherent_release(struct gasket_dev *gdev);
 int gasket_coherent_mmap(struct gasket_dev *gdev, struct vm_area_struct *vma);
+bool gasket_coherent_is_mapping(u64 host_addr);
 int gasket_coherent_lookup(struct gasket_dev *gdev, u64 host_addr, u64 size,
 			   dma_addr_t *dma);
 

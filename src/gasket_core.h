@@ -164,7 +164,10 @@ struct gasket_dev;
  *	return true to allow @cmd. May be NULL.
  * @ioctl_handler_cb: every ioctl whose type is not 0xDC. Checks the
  *	caller itself (gasket_file_is_writer()) and returns -ENOTTY for
- *	unknown numbers. Called with gasket_dev.mutex held, never after
+ *	unknown numbers. @arg is a kernel copy of the argument, of the size
+ *	the number encodes (at most 64 bytes): copied in before the call if
+ *	the number says _IOW, copied out after it, on success, if _IOR.
+ *	Called with gasket_dev.mutex held, never after
  *	gasket_disable_device(). NULL = all -ENOTTY.
  */
 struct gasket_driver_desc {
@@ -194,7 +197,7 @@ struct gasket_driver_desc {
 	void (*interrupt_cb)(struct gasket_dev *gdev, int interrupt);
 	bool (*ioctl_permissions_cb)(struct file *filp, unsigned int cmd);
 	long (*ioctl_handler_cb)(struct gasket_dev *gdev, struct file *filp,
-				 unsigned int cmd, void __user *argp);
+				 unsigned int cmd, void *arg);
 };
 
 /* A mapped BAR. */

@@ -27,14 +27,20 @@
  *
  * User pages are pinned by gasket_page_table_pin() before the caller takes
  * gdev->mutex, since pinning can wait on user memory for as long as user
- * space likes (a userfaultfd page nobody serves). Every other function
- * runs with gdev->mutex held.
+ * space likes (a userfaultfd page nobody serves). They are charged to the
+ * mapping process's RLIMIT_MEMLOCK as RDMA does (mm->pinned_vm, shown as
+ * VmPin in /proc/PID/status), and each mapped page keeps a reference to
+ * that mm, so the charge goes back to it whichever task unmaps. Every
+ * other function runs with gdev->mutex held.
  */
+#include <linux/capability.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/list.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
@@ -63,6 +69,7 @@ enum gasket_pte_kind {
 /* Host view of one page entry (simple or second-level). */
 struct gasket_pte {
 	struct page *page;		/* GASKET_PTE_PINNED only */
+	struct mm_struct *mm;		/* GASKET_PTE_PINNED: charged, grabbed */
 	dma_addr_t dma_addr;
 	u8 kind;			/* enum gasket_pte_kind */
 	u8 dir;				/* enum dma_data_direction */
@@ -327,6 +334,8 @@ static void gasket_pt_release_pte(struct gasket_page_table *pt,
 			       pte->dir);
 		gasket_unpin_batch_add(batch, pte->page,
 				       pte->dir != DMA_TO_DEVICE);
+		atomic64_dec(&pte->mm->pinned_vm);
+		mmdrop(pte->mm);
 		break;
 	case GASKET_PTE_COHERENT:
 		pt->num_coherent--;
@@ -477,6 +486,43 @@ static int gasket_pt_fill_pinned(struct gasket_page_table *pt,
 	return 0;
 }
 
+/* The pinned pages now belong to the entries, each with its charge. */
+static void gasket_pt_take_pins(struct gasket_page_table *pt,
+				const struct gasket_range *range,
+				struct gasket_pin *pin)
+{
+	struct gasket_pte *pte;
+	u32 i;
+
+	for (i = 0; i < range->count; i++) {
+		pte = gasket_pt_pte(pt, range, i);
+		mmgrab(pin->mm);
+		pte->mm = pin->mm;
+	}
+	pin->count = 0;
+}
+
+/*
+ * Charges @pages to the caller's RLIMIT_MEMLOCK, as RDMA does for its
+ * long-term pins; CAP_IPC_LOCK lifts the limit.
+ */
+static int gasket_pin_charge(struct gasket_dev *gdev, struct mm_struct *mm,
+			     u32 pages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 pinned = atomic64_add_return(pages, &mm->pinned_vm);
+
+	if ((u64)pinned <= limit || capable(CAP_IPC_LOCK))
+		return 0;
+	atomic64_sub(pages, &mm->pinned_vm);
+	dev_warn_ratelimited(gdev->dev,
+			     "%s[%d]: mapping %u KiB would exceed RLIMIT_MEMLOCK (%lu KiB, %lld KiB already pinned); raise it with ulimit -l or LimitMEMLOCK=\n",
+			     current->comm, task_tgid_nr(current),
+			     pages << (PAGE_SHIFT - 10), limit << (PAGE_SHIFT - 10),
+			     (long long)(pinned - pages) << (PAGE_SHIFT - 10));
+	return -ENOMEM;
+}
+
 int gasket_page_table_pin(struct gasket_dev *gdev, u64 host_addr, u64 size,
 			  enum dma_data_direction dir, struct gasket_pin *pin)
 {
@@ -504,10 +550,17 @@ int gasket_page_table_pin(struct gasket_dev *gdev, u64 host_addr, u64 size,
 	if (gasket_coherent_is_mapping(host_addr))
 		return 0;
 
+	pin->mm = current->mm;
+	mmgrab(pin->mm);
+	ret = gasket_pin_charge(gdev, pin->mm, count);
+	if (ret)
+		goto err_mmdrop;
 	pin->pages = kvmalloc_array(count, sizeof(*pin->pages),
 				    GFP_KERNEL_ACCOUNT);
-	if (!pin->pages)
-		return -ENOMEM;
+	if (!pin->pages) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
 
 	/* The device writes to the pages unless it only reads them. */
 	if (dir != DMA_TO_DEVICE)
@@ -529,16 +582,24 @@ int gasket_page_table_pin(struct gasket_dev *gdev, u64 host_addr, u64 size,
 err_unpin:
 	unpin_user_pages(pin->pages, pin->count);
 	kvfree(pin->pages);
+err_uncharge:
+	atomic64_sub(count, &pin->mm->pinned_vm);
+err_mmdrop:
+	mmdrop(pin->mm);
 	memset(pin, 0, sizeof(*pin));
 	return ret;
 }
 
 void gasket_page_table_unpin(struct gasket_pin *pin)
 {
-	if (!pin->pages)
+	if (!pin->mm)
 		return;
-	unpin_user_pages(pin->pages, pin->count);
+	if (pin->count) {
+		unpin_user_pages(pin->pages, pin->count);
+		atomic64_sub(pin->count, &pin->mm->pinned_vm);
+	}
 	kvfree(pin->pages);
+	mmdrop(pin->mm);
 	memset(pin, 0, sizeof(*pin));
 }
 
@@ -576,8 +637,8 @@ int gasket_page_table_map(struct gasket_page_table *pt, struct gasket_pin *pin,
 		return ret;
 	}
 
-	/* The pinned pages now belong to the entries. */
-	pin->count = 0;
+	if (pin->pages)
+		gasket_pt_take_pins(pt, &range, pin);
 	gasket_pt_commit(pt, &range);
 	dev_dbg(pt->gdev->dev, "map: %u %s pages of %s memory at %#llx\n",
 		range.count, range.extended ? "extended" : "simple",

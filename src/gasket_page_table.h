@@ -14,6 +14,7 @@
 
 struct gasket_dev;
 struct gasket_page_table;
+struct mm_struct;
 struct page;
 
 /*
@@ -25,6 +26,7 @@ struct gasket_pin {
 	struct page **pages;		/* NULL: the coherent buffer, not pinned */
 	u32 count;			/* pinned pages still held here */
 	enum dma_data_direction dir;
+	struct mm_struct *mm;		/* charged for them; grabbed */
 };
 
 int gasket_page_table_init(struct gasket_dev *gdev, int index);

@@ -19,6 +19,11 @@
  *   EBUSY   mapping over a live mapping, repartitioning over live
  *           mappings, reconfiguring the coherent buffer while in use
  *   EBADF   a descriptor that is not an eventfd / dma-buf
+ *   ENOMEM  MAP_BUFFER: the pages would take the process over its
+ *           RLIMIT_MEMLOCK (ulimit -l). Mapped user pages are pinned and
+ *           count against that limit (as VmPin in /proc/PID/status) until
+ *           unmapped, also by RESET or the last close; CAP_IPC_LOCK lifts
+ *           it. The kernel log names the limit. Also: out of memory.
  *   EIO     the device is not alive (see sysfs "status"); RESET still works
  *   ENODEV  the device was removed while the file was open
  * A failed ioctl leaves the device and all existing mappings as they were.

@@ -240,7 +240,9 @@ struct gasket_dev {
 	/*
 	 * Protects: ownership, open_count, reset_count, page tables,
 	 * enabled, removed; held around device callbacks. Taken before
-	 * mmap_lock (pinning user pages), never inside it.
+	 * mmap_lock (the coherent buffer lookup), never inside it. Never
+	 * held while user memory is read, written or pinned: those can wait
+	 * as long as user space likes.
 	 */
 	struct mutex mutex;
 	/*

@@ -6,7 +6,6 @@
 
 #include <linux/capability.h>
 #include <linux/fs.h>
-#include <linux/uaccess.h>
 
 #include "uapi/apex.h"
 #include "apex_ioctl.h"
@@ -22,44 +21,22 @@ static bool apex_ioctl_permitted(struct file *filp)
 	return gasket_file_is_writer(filp) || capable(CAP_SYS_ADMIN);
 }
 
-static long apex_ioctl_gate_clock(struct apex_dev *adev,
-				  struct apex_gate_clock_ioctl __user *argp)
-{
-	struct apex_gate_clock_ioctl arg;
-
-	if (copy_from_user(&arg, argp, sizeof(arg)))
-		return -EFAULT;
-	return apex_session_gate_clock(adev, arg.enable);
-}
-
-static long
-apex_ioctl_performance(struct apex_dev *adev,
-		       struct apex_performance_expectation_ioctl __user *argp)
-{
-	struct apex_performance_expectation_ioctl arg;
-
-	if (copy_from_user(&arg, argp, sizeof(arg)))
-		return -EFAULT;
-	if (arg.performance > APEX_PERFORMANCE_MAX)
-		return -EINVAL;
-	return apex_session_set_performance(adev, arg.performance);
-}
-
 /**
  * apex_ioctl() - the gasket framework's ioctl_handler_cb
  * @gdev: the device
  * @filp: the open node
  * @cmd: an ioctl number outside the gasket (0xDC) range
- * @argp: its argument
+ * @arg: the framework's kernel copy of its argument
  *
  * Return: 0, -ENOTTY for unknown numbers, -EPERM for callers that are
- * neither the owner nor CAP_SYS_ADMIN, -EFAULT or -EINVAL for bad
- * arguments, -ENODEV once the device is being removed.
+ * neither the owner nor CAP_SYS_ADMIN, -EINVAL for bad arguments.
  */
 long apex_ioctl(struct gasket_dev *gdev, struct file *filp, unsigned int cmd,
-		void __user *argp)
+		void *arg)
 {
 	struct apex_dev *adev = apex_from_gasket(gdev);
+	const struct apex_performance_expectation_ioctl *perf = arg;
+	const struct apex_gate_clock_ioctl *gate = arg;
 
 	switch (cmd) {
 	case APEX_IOCTL_GATE_CLOCK:
@@ -72,6 +49,8 @@ long apex_ioctl(struct gasket_dev *gdev, struct file *filp, unsigned int cmd,
 		return -EPERM;
 
 	if (cmd == APEX_IOCTL_GATE_CLOCK)
-		return apex_ioctl_gate_clock(adev, argp);
-	return apex_ioctl_performance(adev, argp);
+		return apex_session_gate_clock(adev, gate->enable);
+	if (perf->performance > APEX_PERFORMANCE_MAX)
+		return -EINVAL;
+	return apex_session_set_performance(adev, perf->performance);
 }

@@ -3,13 +3,12 @@
 #ifndef __APEX_IOCTL_H__
 #define __APEX_IOCTL_H__
 
-#include <linux/compiler_types.h>
 #include <linux/types.h>
 
 struct file;
 struct gasket_dev;
 
 long apex_ioctl(struct gasket_dev *gdev, struct file *filp, unsigned int cmd,
-		void __user *argp);
+		void *arg);
 
 #endif /* __APEX_IOCTL_H__ */

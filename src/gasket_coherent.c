@@ -69,15 +69,19 @@ static const struct vm_operations_struct gasket_coherent_vm_ops = {
 	.fault = gasket_coherent_vma_fault,
 };
 
+bool gasket_coherent_size_ok(struct gasket_dev *gdev, u64 size)
+{
+	return size && PAGE_ALIGNED(size) &&
+	       size <= gdev->desc->coherent_buffer_description.size;
+}
+
 int gasket_coherent_alloc(struct gasket_dev *gdev, u64 size)
 {
-	const struct gasket_coherent_buffer_desc *desc =
-		&gdev->desc->coherent_buffer_description;
 	struct gasket_coherent_buffer *cb = &gdev->coherent_buffer;
 	int ret = 0;
 
 	lockdep_assert_held(&gdev->mutex);
-	if (!size || size > desc->size)
+	if (!gasket_coherent_size_ok(gdev, size))
 		return -EINVAL;
 
 	mutex_lock(&gdev->map_lock);
@@ -85,7 +89,6 @@ int gasket_coherent_alloc(struct gasket_dev *gdev, u64 size)
 		ret = -EBUSY;
 		goto out;
 	}
-	size = PAGE_ALIGN(size);
 	cb->virt_base = dma_alloc_coherent(gdev->dev, size, &cb->phys_base,
 					   GFP_KERNEL);
 	if (!cb->virt_base) {
@@ -180,6 +183,31 @@ int gasket_coherent_mmap(struct gasket_dev *gdev, struct vm_area_struct *vma)
 	cb->map_count++;
 out:
 	mutex_unlock(&gdev->map_lock);
+	return ret;
+}
+
+/**
+ * gasket_coherent_is_mapping() - is a user address in a coherent buffer?
+ * @host_addr: a user address in the calling process
+ *
+ * Tells MAP_BUFFER not to pin the pages (they cannot be pinned);
+ * gasket_coherent_lookup() checks the mapping again under the device
+ * mutex.
+ *
+ * Context: process context, no device lock needed.
+ * Return: true if @host_addr lies in a mapping of any gasket device's
+ * coherent buffer.
+ */
+bool gasket_coherent_is_mapping(u64 host_addr)
+{
+	struct vm_area_struct *vma;
+	bool ret;
+
+	mmap_read_lock(current->mm);
+	vma = find_vma(current->mm, host_addr);
+	ret = vma && vma->vm_start <= host_addr &&
+	      vma->vm_ops == &gasket_coherent_vm_ops;
+	mmap_read_unlock(current->mm);
 	return ret;
 }
 

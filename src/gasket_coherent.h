@@ -20,6 +20,8 @@ struct gasket_coherent_buffer {
 	unsigned int map_count;		/* live user mappings */
 };
 
+/* A size CONFIG_COHERENT_ALLOCATOR accepts: whole pages, within the limit. */
+bool gasket_coherent_size_ok(struct gasket_dev *gdev, u64 size);
 /* GASKET_IOCTL_CONFIG_COHERENT_ALLOCATOR; gdev->mutex held. */
 int gasket_coherent_alloc(struct gasket_dev *gdev, u64 size);
 int gasket_coherent_free(struct gasket_dev *gdev);
@@ -31,6 +33,7 @@ void gasket_coherent_release(struct gasket_dev *gdev);
  */
 void gasket_coherent_remove(struct gasket_dev *gdev);
 int gasket_coherent_mmap(struct gasket_dev *gdev, struct vm_area_struct *vma);
+bool gasket_coherent_is_mapping(u64 host_addr);
 int gasket_coherent_lookup(struct gasket_dev *gdev, u64 host_addr, u64 size,
 			   dma_addr_t *dma);
 

@@ -460,6 +460,10 @@ static int gasket_mmap(struct file *filp, struct vm_area_struct *vma)
 	/* Private (copy-on-write) mappings of device memory make no sense. */
 	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
+	/* Device memory is never code, not even after mprotect(). */
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	gasket_vm_flags_clear(vma, VM_MAYEXEC);
 	/* Readers may never gain write access, not even by mprotect(). */
 	if (!(filp->f_mode & FMODE_WRITE)) {
 		if (vma->vm_flags & VM_WRITE)

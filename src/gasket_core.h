@@ -171,7 +171,10 @@ struct gasket_dev;
  *	return true to allow @cmd. May be NULL.
  * @ioctl_handler_cb: every ioctl whose type is not 0xDC. Checks the
  *	caller itself (gasket_file_is_writer()) and returns -ENOTTY for
- *	unknown numbers. Called with gasket_dev.mutex held, never after
+ *	unknown numbers. @arg is a kernel copy of the argument, of the size
+ *	the number encodes (at most 64 bytes): copied in before the call if
+ *	the number says _IOW, copied out after it, on success, if _IOR.
+ *	Called with gasket_dev.mutex held, never after
  *	gasket_disable_device(). NULL = all -ENOTTY.
  */
 struct gasket_driver_desc {
@@ -202,7 +205,7 @@ struct gasket_driver_desc {
 	void (*interrupt_cb)(struct gasket_dev *gdev, int interrupt);
 	bool (*ioctl_permissions_cb)(struct file *filp, unsigned int cmd);
 	long (*ioctl_handler_cb)(struct gasket_dev *gdev, struct file *filp,
-				 unsigned int cmd, void __user *argp);
+				 unsigned int cmd, void *arg);
 };
 
 /* A mapped BAR. */
@@ -245,8 +248,10 @@ struct gasket_dev {
 
 	/*
 	 * Protects: ownership, open_count, reset_count, page tables,
-	 * enabled, removed, master_off; held around device callbacks.
-	 * Taken before mmap_lock (pinning user pages), never inside it.
+	 * enabled, removed, master_off; held around device callbacks. Taken
+	 * before mmap_lock (the coherent buffer lookup), never inside it.
+	 * Never held while user memory is read, written or pinned: those can
+	 * wait as long as user space likes.
 	 */
 	struct mutex mutex;
 	/*

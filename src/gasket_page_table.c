@@ -23,13 +23,24 @@
  * pages are pinned and DMA-mapped and all second-level tables allocated
  * before the first entry is written. The device sees a second-level table
  * only after its entries are written and ordered before the first-level
- * entry. Every function runs with gdev->mutex held.
+ * entry.
+ *
+ * User pages are pinned by gasket_page_table_pin() before the caller takes
+ * gdev->mutex, since pinning can wait on user memory for as long as user
+ * space likes (a userfaultfd page nobody serves). They are charged to the
+ * mapping process's RLIMIT_MEMLOCK as RDMA does (mm->pinned_vm, shown as
+ * VmPin in /proc/PID/status), and each mapped page keeps a reference to
+ * that mm, so the charge goes back to it whichever task unmaps. Every
+ * other function runs with gdev->mutex held.
  */
+#include <linux/capability.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/list.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
@@ -58,6 +69,7 @@ enum gasket_pte_kind {
 /* Host view of one page entry (simple or second-level). */
 struct gasket_pte {
 	struct page *page;		/* GASKET_PTE_PINNED only */
+	struct mm_struct *mm;		/* GASKET_PTE_PINNED: charged, grabbed */
 	dma_addr_t dma_addr;
 	u8 kind;			/* enum gasket_pte_kind */
 	u8 dir;				/* enum dma_data_direction */
@@ -239,11 +251,13 @@ static int gasket_pt_alloc_subtables(struct gasket_page_table *pt,
 	for (; lvl0 <= last; lvl0++) {
 		if (pt->subtables[lvl0])
 			continue;
-		sub = kvzalloc(sizeof(*sub), GFP_KERNEL);
+		/* Charged to the mapping process's memory cgroup. */
+		sub = kvzalloc(sizeof(*sub), GFP_KERNEL_ACCOUNT);
 		if (!sub)
 			goto err_free;
 		sub->slots = dma_alloc_coherent(pt->gdev->dev, PAGE_SIZE,
-						&sub->dma_addr, GFP_KERNEL);
+						&sub->dma_addr,
+						GFP_KERNEL_ACCOUNT);
 		if (!sub->slots) {
 			kvfree(sub);
 			goto err_free;
@@ -320,6 +334,8 @@ static void gasket_pt_release_pte(struct gasket_page_table *pt,
 			       pte->dir);
 		gasket_unpin_batch_add(batch, pte->page,
 				       pte->dir != DMA_TO_DEVICE);
+		atomic64_dec(&pte->mm->pinned_vm);
+		mmdrop(pte->mm);
 		break;
 	case GASKET_PTE_COHERENT:
 		pt->num_coherent--;
@@ -396,7 +412,10 @@ static void gasket_pt_clear(struct gasket_page_table *pt,
 	gasket_unpin_batch_finish(&batch);
 }
 
-/* Releases entries filled by a map that then failed (never committed). */
+/*
+ * Releases entries filled by a map that then failed (never committed).
+ * Pinned pages stay with the caller's struct gasket_pin.
+ */
 static void gasket_pt_unfill(struct gasket_page_table *pt,
 			     const struct gasket_range *range, u32 filled)
 {
@@ -405,12 +424,9 @@ static void gasket_pt_unfill(struct gasket_page_table *pt,
 
 	for (i = 0; i < filled; i++) {
 		pte = gasket_pt_pte(pt, range, i);
-		/* Not yet counted as mapped. */
-		if (pte->kind == GASKET_PTE_PINNED) {
+		if (pte->kind == GASKET_PTE_PINNED)
 			dma_unmap_page(pt->gdev->dev, pte->dma_addr, PAGE_SIZE,
 				       pte->dir);
-			unpin_user_pages(&pte->page, 1);
-		}
 		memset(pte, 0, sizeof(*pte));
 	}
 }
@@ -418,7 +434,7 @@ static void gasket_pt_unfill(struct gasket_page_table *pt,
 /*
  * If [host_addr, +size) lies in a mapping of this device's coherent
  * buffer, fills @range with its pages: 1 if so, 0 if it is no coherent
- * mapping (pin it instead), -EINVAL if it only partly is.
+ * mapping, -EINVAL if it only partly is.
  */
 static int gasket_pt_fill_coherent(struct gasket_page_table *pt,
 				   const struct gasket_range *range,
@@ -442,67 +458,159 @@ static int gasket_pt_fill_coherent(struct gasket_page_table *pt,
 	return 1;
 }
 
+/*
+ * DMA-maps the pinned pages into @range. An entry is only written once
+ * its page is mapped: a failed mapping leaves no error address behind.
+ */
 static int gasket_pt_fill_pinned(struct gasket_page_table *pt,
 				 const struct gasket_range *range,
-				 u64 host_addr, enum dma_data_direction dir)
+				 const struct gasket_pin *pin)
 {
-	unsigned int gup_flags = GASKET_FOLL_LONGTERM;
 	struct device *dev = pt->gdev->dev;
 	struct gasket_pte *pte;
-	struct page **pages;
-	u32 filled = 0, j;
-	int got, want;
-	int ret = 0;
+	dma_addr_t dma;
+	u32 i;
+
+	for (i = 0; i < range->count; i++) {
+		dma = dma_map_page(dev, pin->pages[i], 0, PAGE_SIZE, pin->dir);
+		if (dma_mapping_error(dev, dma)) {
+			gasket_pt_unfill(pt, range, i);
+			return -ENOMEM;
+		}
+		pte = gasket_pt_pte(pt, range, i);
+		pte->dma_addr = dma;
+		pte->page = pin->pages[i];
+		pte->kind = GASKET_PTE_PINNED;
+		pte->dir = pin->dir;
+	}
+	return 0;
+}
+
+/* The pinned pages now belong to the entries, each with its charge. */
+static void gasket_pt_take_pins(struct gasket_page_table *pt,
+				const struct gasket_range *range,
+				struct gasket_pin *pin)
+{
+	struct gasket_pte *pte;
+	u32 i;
+
+	for (i = 0; i < range->count; i++) {
+		pte = gasket_pt_pte(pt, range, i);
+		mmgrab(pin->mm);
+		pte->mm = pin->mm;
+	}
+	pin->count = 0;
+}
+
+/*
+ * Charges @pages to the caller's RLIMIT_MEMLOCK, as RDMA does for its
+ * long-term pins; CAP_IPC_LOCK lifts the limit.
+ */
+static int gasket_pin_charge(struct gasket_dev *gdev, struct mm_struct *mm,
+			     u32 pages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	s64 pinned = atomic64_add_return(pages, &mm->pinned_vm);
+
+	if ((u64)pinned <= limit || capable(CAP_IPC_LOCK))
+		return 0;
+	atomic64_sub(pages, &mm->pinned_vm);
+	dev_warn_ratelimited(gdev->dev,
+			     "%s[%d]: mapping %u KiB would exceed RLIMIT_MEMLOCK (%lu KiB, %lld KiB already pinned); raise it with ulimit -l or LimitMEMLOCK=\n",
+			     current->comm, task_tgid_nr(current),
+			     pages << (PAGE_SHIFT - 10), limit << (PAGE_SHIFT - 10),
+			     (long long)(pinned - pages) << (PAGE_SHIFT - 10));
+	return -ENOMEM;
+}
+
+int gasket_page_table_pin(struct gasket_dev *gdev, u64 host_addr, u64 size,
+			  enum dma_data_direction dir, struct gasket_pin *pin)
+{
+	unsigned int gup_flags = GASKET_FOLL_LONGTERM;
+	u64 max_pages = 0;
+	u32 count;
+	int got, want, i;
+	int ret;
+
+	memset(pin, 0, sizeof(*pin));
+	pin->dir = dir;
+	if (!size || !PAGE_ALIGNED(size) || !PAGE_ALIGNED(host_addr) ||
+	    size > U64_MAX - host_addr)
+		return -EINVAL;
+	/* No table maps more than all its entries as extended ones. */
+	for (i = 0; i < gdev->desc->num_page_tables; i++)
+		max_pages = max_t(u64, max_pages,
+				  (u64)gdev->desc->page_table_configs[i].max_entries *
+				  GASKET_PAGES_PER_SUBTABLE);
+	if (size >> PAGE_SHIFT > max_pages)
+		return -EINVAL;
+	count = size >> PAGE_SHIFT;
+
+	/* Pages of the coherent buffer are not pinned; the map finds them. */
+	if (gasket_coherent_is_mapping(host_addr))
+		return 0;
+
+	pin->mm = current->mm;
+	mmgrab(pin->mm);
+	ret = gasket_pin_charge(gdev, pin->mm, count);
+	if (ret)
+		goto err_mmdrop;
+	pin->pages = kvmalloc_array(count, sizeof(*pin->pages),
+				    GFP_KERNEL_ACCOUNT);
+	if (!pin->pages) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
 
 	/* The device writes to the pages unless it only reads them. */
 	if (dir != DMA_TO_DEVICE)
 		gup_flags |= FOLL_WRITE;
-
-	pages = kmalloc_array(min_t(u32, range->count, GASKET_PIN_BATCH),
-			      sizeof(*pages), GFP_KERNEL);
-	if (!pages)
-		return -ENOMEM;
-
-	while (filled < range->count) {
-		want = min_t(u32, range->count - filled, GASKET_PIN_BATCH);
-		got = pin_user_pages_fast(host_addr + ((u64)filled << PAGE_SHIFT),
-					  want, gup_flags, pages);
+	while (pin->count < count) {
+		want = min_t(u32, count - pin->count, GASKET_PIN_BATCH);
+		got = pin_user_pages_fast(host_addr +
+					  ((u64)pin->count << PAGE_SHIFT),
+					  want, gup_flags,
+					  pin->pages + pin->count);
 		if (got <= 0) {
 			ret = got ? got : -EFAULT;
-			break;
+			goto err_unpin;
 		}
-		for (j = 0; j < got; j++) {
-			pte = gasket_pt_pte(pt, range, filled);
-			pte->dma_addr = dma_map_page(dev, pages[j], 0,
-						     PAGE_SIZE, dir);
-			if (dma_mapping_error(dev, pte->dma_addr)) {
-				unpin_user_pages(&pages[j], got - j);
-				ret = -ENOMEM;
-				goto out;
-			}
-			pte->page = pages[j];
-			pte->kind = GASKET_PTE_PINNED;
-			pte->dir = dir;
-			filled++;
-		}
+		pin->count += got;
 	}
-out:
-	kfree(pages);
-	if (ret)
-		gasket_pt_unfill(pt, range, filled);
+	return 0;
+
+err_unpin:
+	unpin_user_pages(pin->pages, pin->count);
+	kvfree(pin->pages);
+err_uncharge:
+	atomic64_sub(count, &pin->mm->pinned_vm);
+err_mmdrop:
+	mmdrop(pin->mm);
+	memset(pin, 0, sizeof(*pin));
 	return ret;
 }
 
-int gasket_page_table_map(struct gasket_page_table *pt, u64 host_addr,
-			  u64 dev_addr, u64 size, enum dma_data_direction dir)
+void gasket_page_table_unpin(struct gasket_pin *pin)
+{
+	if (!pin->mm)
+		return;
+	if (pin->count) {
+		unpin_user_pages(pin->pages, pin->count);
+		atomic64_sub(pin->count, &pin->mm->pinned_vm);
+	}
+	kvfree(pin->pages);
+	mmdrop(pin->mm);
+	memset(pin, 0, sizeof(*pin));
+}
+
+int gasket_page_table_map(struct gasket_page_table *pt, struct gasket_pin *pin,
+			  u64 host_addr, u64 dev_addr, u64 size)
 {
 	struct gasket_range range;
 	int ret;
 
 	lockdep_assert_held(&pt->gdev->mutex);
 
-	if (!PAGE_ALIGNED(host_addr) || size > U64_MAX - host_addr)
-		return -EINVAL;
 	ret = gasket_pt_range(pt, dev_addr, size, &range);
 	if (ret)
 		return ret;
@@ -515,14 +623,22 @@ int gasket_page_table_map(struct gasket_page_table *pt, u64 host_addr,
 			return ret;
 	}
 
-	ret = gasket_pt_fill_coherent(pt, &range, host_addr, size, dir);
-	if (!ret)
-		ret = gasket_pt_fill_pinned(pt, &range, host_addr, dir);
+	if (pin->pages) {
+		ret = gasket_pt_fill_pinned(pt, &range, pin);
+	} else {
+		ret = gasket_pt_fill_coherent(pt, &range, host_addr, size,
+					      pin->dir);
+		/* The coherent mapping went away since it was looked up. */
+		if (!ret)
+			ret = -EFAULT;
+	}
 	if (ret < 0) {
 		gasket_pt_free_unpublished(pt);
 		return ret;
 	}
 
+	if (pin->pages)
+		gasket_pt_take_pins(pt, &range, pin);
 	gasket_pt_commit(pt, &range);
 	dev_dbg(pt->gdev->dev, "map: %u %s pages of %s memory at %#llx\n",
 		range.count, range.extended ? "extended" : "simple",

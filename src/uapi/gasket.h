@@ -14,10 +14,16 @@
  *   EINVAL  a field is out of range: page table index, interrupt number,
  *           unaligned, empty or wrapping address range, range outside the
  *           current partition, unmapping something not mapped, reserved
- *           bits set
+ *           bits set, a coherent buffer size that is not a multiple of
+ *           the page size (4096) or above the device's limit
  *   EBUSY   mapping over a live mapping, repartitioning over live
  *           mappings, reconfiguring the coherent buffer while in use
  *   EBADF   a descriptor that is not an eventfd / dma-buf
+ *   ENOMEM  MAP_BUFFER: the pages would take the process over its
+ *           RLIMIT_MEMLOCK (ulimit -l). Mapped user pages are pinned and
+ *           count against that limit (as VmPin in /proc/PID/status) until
+ *           unmapped, also by RESET or the last close; CAP_IPC_LOCK lifts
+ *           it. The kernel log names the limit. Also: out of memory.
  *   EIO     the device is not alive (see sysfs "status"); RESET still works
  *   ENODEV  the device was removed while the file was open (mmap() on
  *           such a file fails with ENODEV too, and touching one of its
@@ -77,7 +83,7 @@ struct gasket_page_table_ioctl_flags {
 struct gasket_coherent_alloc_config_ioctl {
 	__u64 page_table_index;	/* in: page table index */
 	__u64 enable;		/* in: non-zero allocates, zero frees */
-	__u64 size;		/* in: bytes to allocate (rounded up to pages) */
+	__u64 size;		/* in: bytes to allocate, a multiple of 4096 */
 	/* in (free): value returned by allocate; out: mmap offset of it */
 	__u64 dma_address;
 };

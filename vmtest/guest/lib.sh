@@ -15,6 +15,15 @@ export APEX_PCI_ID=1ac1:089a
 # run-stages' state directory (which stages are done, what comes next).
 export APEX_STATE_DIR=${APEX_STATE_DIR:-/var/lib/apex-vmtest}
 
+# The driver charges the buffers it maps to RLIMIT_MEMLOCK, which kernels
+# before 5.16 set to 64 KiB: too little for apex-demo as tpuuser. Raise it
+# (soft and hard) as README's "The memory-lock limit" tells users to. The
+# host-side checks source this file too, where that may not be allowed;
+# in a guest a failure shows up as apex-demo's ENOMEM.
+if [ "$(ulimit -l)" != unlimited ] && [ "$(ulimit -l)" -lt 65536 ]; then
+	ulimit -l 65536 2>/dev/null || true
+fi
+
 # stage_next continue|reboot|kexec|poweroff: how run-stages ends this stage.
 stage_next() {
 	mkdir -p "$APEX_STATE_DIR"

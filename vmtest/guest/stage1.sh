@@ -3,8 +3,8 @@
 # Guest stage 1 (root, from cloud-init, before the reboot): install
 # apex-dkms from the test disk's repository exactly as a user would, check
 # what the package installed, that the chip works at once (the postinst
-# triggers udev), run the ioctl, mmap, test-engine and ownership programs,
-# and load/unload the modules 20 times. TAP on stdout.
+# triggers udev), run the ioctl, mmap, test-engine, ownership and hostile
+# user space programs, and load/unload the modules 20 times. TAP on stdout.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tap.sh
@@ -70,8 +70,15 @@ if [ "$have_dev" = 1 ]; then
 	tap_prog -t 120 apex-mmap "$here/apex-mmap" "$APEX_DEV"
 	tap_prog -t 300 apex-demo "$here/apex-demo" --tap "$APEX_DEV"
 	tap_prog -t 120 apex-owner runuser -u tpuuser -- "$here/apex-owner" "$APEX_DEV"
+	tap_prog -t 180 apex-hostile "$here/apex-hostile" "$APEX_DEV"
+	# A hard limit of 1 MiB: apex-memlock sets its soft limit to that.
+	tap_prog -t 120 apex-memlock bash -c 'ulimit -l 1024 && exec runuser -u tpuuser -- "$@"' \
+		apex-memlock "$here/apex-memlock" "$APEX_DEV"
+	tap_check -v "dmesg: the refused map names RLIMIT_MEMLOCK and ulimit -l" \
+		bash -c "dmesg | grep -E 'apex .*apex-memlock.*exceed RLIMIT_MEMLOCK .*ulimit -l'"
 else
-	tap_deps_fail "$APEX_DEV exists" apex-ioctl apex-mmap apex-demo apex-owner
+	tap_deps_fail "$APEX_DEV exists" apex-ioctl apex-mmap apex-demo apex-owner apex-hostile \
+		apex-memlock "dmesg RLIMIT_MEMLOCK hint"
 fi
 
 # --- unload and reload ---------------------------------------------------------

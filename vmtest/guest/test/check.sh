@@ -90,7 +90,7 @@ complete_tap() {
 	[ "$n" -gt 0 ] && [ "$plan" = "$n" ] && tail -n 1 "$1" | grep -qE '^[0-9]+ passed, [0-9]+ failed$' &&
 		grep -q '^not ok' "$1"
 }
-for prog in apex-ioctl apex-mmap apex-owner apex-power "apex-demo --tap"; do
+for prog in apex-ioctl apex-mmap apex-owner apex-power apex-hostile "apex-demo --tap"; do
 	rc=0
 	# shellcheck disable=SC2086
 	APEX_CTL_PATH=$work/no-ctl timeout 20 "$build"/$prog /nonexistent/apex_0 >"$work/prog" 2>&1 || rc=$?
@@ -104,7 +104,7 @@ result "$([ "$rc" = 1 ] && complete_tap "$work/prog" && echo 0 || echo 1)" \
 rc=0
 timeout 20 "$build/apex-demo" /nonexistent/apex_0 >/dev/null 2>&1 || rc=$?
 result "$([ "$rc" = 1 ] && echo 0 || echo 1)" "apex-demo without a device exits 1" "exit $rc"
-for prog in apex-ioctl apex-mmap apex-owner apex-power apex-demo apex-unbind; do
+for prog in apex-ioctl apex-mmap apex-owner apex-power apex-hostile apex-memlock apex-demo apex-unbind; do
 	rc=0
 	"$build/$prog" not-a-path >/dev/null 2>&1 || rc=$?
 	result "$([ "$rc" = 2 ] && echo 0 || echo 1)" "$prog: usage error exits 2" "exit $rc"

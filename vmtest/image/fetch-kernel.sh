@@ -32,16 +32,8 @@ fi
 # SUITE and FROM as sources, nothing from the host's sources or pins.
 work=$(mktemp -d)
 trap 'rm -rf "$work" "$out.tmp"' EXIT
-mkdir -p "$work/lists/partial" "$work/cache" "$work/parts" "$out.tmp/partial"
-mirror=$(apex_mirror)
-printf 'deb %s %s main\n' "$mirror" "$suite" "$mirror" "$from" >"$work/sources.list"
-apt=(apt-get -q -o Dir::Etc::SourceList="$work/sources.list"
-	-o Dir::Etc::SourceParts="$work/parts" -o Dir::Etc::PreferencesParts="$work/parts"
-	-o Dir::Etc::Preferences="$work/parts/none" -o Dir::State::Lists="$work/lists"
-	-o Dir::Cache="$work/cache" -o Dir::Cache::Archives="$out.tmp"
-	-o Dir::State::status="$root/var/lib/dpkg/status" -o Debug::NoLocking=1
-	-o APT::Architecture=amd64 -o APT::Architectures::=amd64)
-[ "${APEX_ALLOW_EXPIRED:-0}" != 1 ] || apt+=(-o Acquire::Check-Valid-Until=false)
+apex_private_apt "$root" "$work" "$out.tmp" "$suite" "$from"
+apt=("${apex_apt[@]}")
 
 apex_stage "kernel: reading the $suite and $from indexes"
 "${apt[@]}" update >"$work/log" 2>&1 || {

@@ -82,6 +82,27 @@ apex_apt_opts() {
 	fi
 }
 
+# apex_private_apt ROOT WORK ARCHIVES SUITE...: set the array apex_apt to an
+# apt-get that sees ROOT's installed packages and only SUITE... of the
+# mirror, keeps its state in WORK and downloads into ARCHIVES: what a guest
+# made from ROOT would fetch, with nothing from the host's sources or pins.
+apex_private_apt() {
+	local root=$1 work=$2 archives=$3 mirror s
+	shift 3
+	mirror=$(apex_mirror)
+	mkdir -p "$work/lists/partial" "$work/cache" "$work/parts" "$archives/partial"
+	for s in "$@"; do
+		printf 'deb %s %s main\n' "$mirror" "$s"
+	done >"$work/sources.list"
+	apex_apt=(apt-get -q -o Dir::Etc::SourceList="$work/sources.list"
+		-o Dir::Etc::SourceParts="$work/parts" -o Dir::Etc::PreferencesParts="$work/parts"
+		-o Dir::Etc::Preferences="$work/parts/none" -o Dir::State::Lists="$work/lists"
+		-o Dir::Cache="$work/cache" -o Dir::Cache::Archives="$archives"
+		-o Dir::State::status="$root/var/lib/dpkg/status" -o Debug::NoLocking=1
+		-o APT::Architecture=amd64 -o APT::Architectures::=amd64)
+	[ "${APEX_ALLOW_EXPIRED:-0}" != 1 ] || apex_apt+=(-o Acquire::Check-Valid-Until=false)
+}
+
 # apex_hash FILE...: short hash of a recipe, for cache keys.
 apex_hash() {
 	cat "$@" | sha256sum | cut -c1-12

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# ccache-seed.sh SUITE OUT DEB_DIR UPGRADE_DIR [KERNEL_DIR]: compile cache
+# for a guest's DKMS builds, and ccache's .deb files for the guest:
+#   OUT/debs/   ccache and what SUITE's root lacks for it
+#   OUT/cache/  the cache, with its ccache.conf
+#
+# Why: the guest image is made from SUITE's root (vmtest/mkroot), so a DKMS
+# build in the guest runs the very compiler on the very headers and sources
+# as one in that root here. Under TCG each compiler run is about twelve
+# times slower than here and the builds were most of a guest's time. So the
+# sources are compiled once here, in a throwaway overlay of the root, by the
+# same dkms steps the guest takes (the package's install, the upgrade to
+# UPGRADE_DIR's package; with KERNEL_DIR also the new kernel's dkms hook),
+# and the guest's builds take the compiler's output from the cache. Each
+# step is seeded: a build in another directory (/var/lib/dkms/apex/VERSION)
+# gives different objects, since the paths are in them. Everything
+# else of the build still runs in the guest: dkms, make, modpost, the
+# linker, BTF, signing, depmod. A file the cache does not hold is compiled
+# in the guest as before; the guest prints the cache's hit and miss counts.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib/common.sh"
+
+if [ $# -lt 4 ] || [ $# -gt 5 ]; then
+	apex_die "usage: $0 SUITE OUT DEB_DIR UPGRADE_DIR [KERNEL_DIR]"
+fi
+suite=$1 out=$2 deb_dir=$3 upgrade_dir=$4 kernel_dir=${5:-}
+apex_need unshare util-linux
+[ "$(id -u)" = 0 ] || apex_die "needs root (overlay mount and chroot)"
+
+root=$("$apex_top/vmtest/mkroot" "$suite")
+ccache_debs=$("$here/image/fetch-ccache.sh" "$suite")
+rm -rf "$out"
+mkdir -p "$out/debs" "$out/cache" "$out/pkgs/upgrade" "$out/pkgs/kernel"
+cp "$ccache_debs"/*.deb "$out/debs/"
+cp "$deb_dir"/apex-dkms_*.deb "$out/pkgs/"
+cp "$upgrade_dir"/apex-dkms_*.deb "$out/pkgs/upgrade/"
+# The new kernel's headers (and what they need) for its dkms hook; the
+# image itself is not needed here.
+if [ -n "$kernel_dir" ]; then
+	for deb in "$kernel_dir"/*.deb; do
+		[[ ${deb##*/} == linux-image-* ]] || cp "$deb" "$out/pkgs/kernel/"
+	done
+fi
+# The guest reads the same configuration with the cache. Build steps create
+# headers (the compat probes' result) and sources (modpost's .mod.c) just
+# before compiling them, which would otherwise send ccache to its slower
+# preprocessor mode; nothing changes them during a build.
+cat >"$out/cache/ccache.conf" <<'CONF'
+compiler_check = content
+sloppiness = include_file_mtime,include_file_ctime
+max_size = 2G
+CONF
+
+work=$(mktemp -d /tmp/apex-ccache-seed.XXXXXX)
+trap 'rm -rf --one-file-system "$work"' EXIT
+mkdir -p "$work/upper" "$work/work" "$work/merged"
+# In the root: ccache, then the package, the upgrade and the new kernel's
+# headers, in the guest's order, with ccache in PATH (vmtest/guest/pkg.sh,
+# with_compile_cache).
+unshare --mount --propagation private bash -euc '
+	root=$1 w=$2 seed=$3
+	mount -t overlay overlay -o "lowerdir=$root,upperdir=$w/upper,workdir=$w/work" "$w/merged"
+	mount --rbind /dev "$w/merged/dev"
+	mount -t proc proc "$w/merged/proc"
+	mkdir -p "$w/merged/seed"
+	mount --bind "$seed" "$w/merged/seed"
+	exec chroot "$w/merged" /usr/bin/env -i HOME=/root LC_ALL=C \
+		PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive bash -euc "
+		dpkg -i /seed/debs/*.deb
+		export PATH=/usr/lib/ccache:\$PATH CCACHE_DIR=/seed/cache
+		dpkg -i /seed/pkgs/apex-dkms_*.deb
+		dpkg -i /seed/pkgs/upgrade/apex-dkms_*.deb
+		if compgen -G \"/seed/pkgs/kernel/*.deb\" >/dev/null; then
+			dpkg -i /seed/pkgs/kernel/*.deb
+		fi
+		ccache -s
+	"
+' sh "$root" "$work" "$out" >"$out/seed.log" 2>&1 || {
+	tail -n 30 "$out/seed.log" >&2
+	apex_die "$suite: seeding the compile cache failed (log: $out/seed.log)"
+}
+rm -rf "$out/pkgs"
+printf '%s\n' "$out"

@@ -24,6 +24,9 @@
 #   APEX_UPGRADE_DEBS  the newer one for the upgrade test (default build/deb-upgrade)
 #   APEX_KEEP      1 = keep the guest's disks (overlay, seed, test disk)
 #   APEX_RUN_DIR   the log directory instead of results/<timestamp>-<suite>
+#   APEX_COMPILE_CACHE  0 = the guest's DKMS builds compile every file
+#                  themselves; default 1: they take the compiler's output from
+#                  a cache seeded here in the same root (vmtest/ccache-seed.sh)
 #   APEX_DOCTOR_SUITES  suites whose guest induces every state apex-doctor
 #                  diagnoses (default "bullseye bookworm": the oldest dkms and
 #                  the most common release; the others check a healthy machine)
@@ -84,6 +87,13 @@ else
 	kernel=$(cat "$image/kernel-version")
 	dkms=$(cat "$image/dkms-version")
 fi
+if [ -z "$cloud_image" ] && [ "${APEX_COMPILE_CACHE:-1}" = 1 ]; then
+	timeline "compile cache"
+	apex_stage "$suite: seeding the compile cache for the guest's DKMS builds"
+	"$here/ccache-seed.sh" "$suite" "$run_dir/ccache" "$debs" "$upgrade_debs" \
+		${kernel_debs:+"$kernel_debs"} >/dev/null
+	disk_opts+=(--ccache "$run_dir/ccache")
+fi
 timeline "test disk"
 "$here/image/build-testdisk.sh" "${disk_opts[@]}" "$run_dir/apextest.img" \
 	"$debs" "$apex_top/build/guest"
@@ -93,7 +103,8 @@ status=0
 "$here/qemu/launch.sh" --run-dir "$run_dir" "${boot[@]}" \
 	--seed "$run_dir/seed.img" --test-disk "$run_dir/apextest.img" \
 	--devices "${APEX_DEVICES:-2}" --timeout "${APEX_TIMEOUT:-$timeout}" || status=$?
-[ "${APEX_KEEP:-0}" = 1 ] || rm -f "$run_dir/overlay.qcow2" "$run_dir/seed.img" "$run_dir/apextest.img"
+[ "${APEX_KEEP:-0}" = 1 ] || rm -rf "$run_dir/overlay.qcow2" "$run_dir/seed.img" "$run_dir/apextest.img" \
+	"$run_dir/ccache/cache" "$run_dir/ccache/debs"
 
 [ "$kernel" != "?" ] || kernel=$(sed -n 's/^# apex-vmtest: stage1 start (kernel \(.*\))$/\1/p' \
 	"$run_dir/results.tap" | head -n 1)

@@ -38,8 +38,44 @@ pkg_update() {
 		fail "apt knows no apex-dkms candidate: $(apt-cache policy apex-dkms)"
 }
 
+# The compile cache the host seeded for this guest (vmtest/ccache-seed.sh),
+# with ccache's packages: the DKMS builds of the install, the upgrade and a
+# new kernel take the compiler's output from it. dkms, make, modpost, the
+# linker, BTF and signing still run here, and a file the cache lacks is
+# compiled here.
+export APEX_CCACHE_SEED=/mnt/apextest/ccache
+export APEX_CCACHE_DIR=/var/cache/apex-ccache
+
+# with_compile_cache CMD...: CMD with ccache in front of the compiler (when
+# the test disk has a seeded cache), then the cache's hit and miss counts.
+# The locale is the seed's: ccache hashes it into every entry.
+with_compile_cache() {
+	local rc=0
+	if [ ! -d "$APEX_CCACHE_SEED/cache" ]; then
+		"$@"
+		return
+	fi
+	if ! command -v ccache >/dev/null; then
+		dpkg -i "$APEX_CCACHE_SEED"/debs/*.deb >/dev/null || fail "dpkg -i of ccache failed"
+	fi
+	[ -d "$APEX_CCACHE_DIR" ] || cp -a "$APEX_CCACHE_SEED/cache" "$APEX_CCACHE_DIR"
+	CCACHE_DIR=$APEX_CCACHE_DIR ccache -z >/dev/null
+	# apt runs dpkg, and so the dkms hooks, with its own PATH (DPkg::Path).
+	echo 'DPkg::Path "/usr/lib/ccache:/usr/sbin:/usr/bin:/sbin:/bin";' \
+		>/etc/apt/apt.conf.d/00apex-compile-cache
+	(
+		unset LANG LC_CTYPE LC_MESSAGES
+		export LC_ALL=C CCACHE_DIR=$APEX_CCACHE_DIR PATH=/usr/lib/ccache:$PATH
+		"$@"
+	) || rc=$?
+	rm -f /etc/apt/apt.conf.d/00apex-compile-cache
+	echo "compile cache: $(CCACHE_DIR=$APEX_CCACHE_DIR ccache -s |
+		grep -iE '^ *(hits|misses|cache hit|cache miss)' | tr -s ' ' | paste -sd ';')"
+	return "$rc"
+}
+
 pkg_install() {
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q apex-dkms
+	with_compile_cache env DEBIAN_FRONTEND=noninteractive apt-get install -y -q apex-dkms
 }
 
 pkg_installed() {
@@ -175,7 +211,7 @@ no_dpkg_errors() {
 pkg_upgrade() {
 	stat -c %Y /lib/modules/"$(uname -r)"/updates/dkms/{gasket,apex}.ko* >/tmp/apex-ko-mtimes
 	sleep 1
-	apt_logged install -y -q "$(upgrade_deb)"
+	with_compile_cache apt_logged install -y -q "$(upgrade_deb)"
 }
 
 # upgraded_dkms_ok OLD NEW: dkms knows only NEW, installed for the running
@@ -251,7 +287,7 @@ new_kernel() {
 kernel_install() {
 	local v
 	v=$(new_kernel)
-	apt_logged install -y -q --no-install-recommends linux-image-amd64 linux-headers-amd64
+	with_compile_cache apt_logged install -y -q --no-install-recommends linux-image-amd64 linux-headers-amd64
 	expect_eq "linux-image-$v" "$(dpkg-query -W -f='${Status}' "linux-image-$v" 2>&1)" "install ok installed"
 }
 
@@ -323,7 +359,7 @@ purged_clean() {
 	! modinfo gasket >/dev/null 2>&1 || fail "modinfo still finds gasket: $(modinfo -n gasket)"
 }
 
-export -f re_escape status_says_installed status_entries pkg_version pkg_update pkg_install pkg_installed group_is_system dkms_installed \
+export -f with_compile_cache re_escape status_says_installed status_entries pkg_version pkg_update pkg_install pkg_installed group_is_system dkms_installed \
 	module_files_installed module_alias_ok params_described modprobe_conf_complete \
 	upgrade_deb apt_logged no_dpkg_errors pkg_upgrade upgraded_dkms_ok modules_rebuilt \
 	loaded_is_on_disk running_is_on_disk config_kept new_kernel kernel_install new_kernel_dkms_ok \

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
-# build-testdisk.sh [--upgrade DIR] [--kernel DIR] OUT.img DEB_DIR GUEST_DIR:
+# build-testdisk.sh [--upgrade DIR] [--kernel DIR] [--ccache DIR] OUT.img DEB_DIR GUEST_DIR:
 # the APEXTEST disk a guest mounts read-only at /mnt/apextest:
 #   repo/       the .deb files of DEB_DIR with Packages and Release (a flat
 #               apt repo); with --kernel also the .deb files of that DIR
@@ -11,17 +11,20 @@
 #               install it right away)
 #   new-kernel  --kernel: DIR/kernel-version, the `uname -r` of the kernel
 #               whose packages stage2 installs after apex-dkms
+#   ccache/     --ccache: DIR's compile cache and ccache packages for the
+#               guest's DKMS builds (vmtest/ccache-seed.sh)
 #   doctor-states  --doctor-states: stage3 puts the guest into every broken
 #               state apex-doctor must diagnose (vmtest/guest/doctor.sh)
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 
-usage="usage: $0 [--upgrade DIR] [--kernel DIR] [--doctor-states] OUT.img DEB_DIR GUEST_DIR"
-upgrade_dir="" kernel_dir="" doctor_states=0
+usage="usage: $0 [--upgrade DIR] [--kernel DIR] [--ccache DIR] [--doctor-states] OUT.img DEB_DIR GUEST_DIR"
+upgrade_dir="" kernel_dir="" ccache_dir="" doctor_states=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--upgrade) upgrade_dir=${2:?--upgrade needs a directory}; shift 2 ;;
 	--kernel) kernel_dir=${2:?--kernel needs a directory}; shift 2 ;;
+	--ccache) ccache_dir=${2:?--ccache needs a directory}; shift 2 ;;
 	--doctor-states) doctor_states=1; shift ;;
 	-*) apex_die "$usage" ;;
 	*) break ;;
@@ -68,6 +71,10 @@ fi
 		"$(LC_ALL=C date -Ru)" "$(sha256sum <Packages | cut -d' ' -f1)" "$(stat -c %s Packages)" >Release
 )
 [ "$doctor_states" = 0 ] || : >"$tree/doctor-states"
+if [ -n "$ccache_dir" ]; then
+	mkdir "$tree/ccache"
+	cp -a "$ccache_dir/debs" "$ccache_dir/cache" "$tree/ccache/"
+fi
 cp -a "$guest_dir" "$tree/tests"
 install -m 0755 "$apex_top/vmtest/guest/run-stages.sh" "$tree/tests/run-stages"
 

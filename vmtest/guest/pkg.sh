@@ -69,8 +69,10 @@ with_compile_cache() {
 		"$@"
 	) || rc=$?
 	rm -f /etc/apt/apt.conf.d/00apex-compile-cache
-	echo "compile cache: $(CCACHE_DIR=$APEX_CCACHE_DIR ccache -s |
-		grep -iE '^ *(hits|misses|cache hit|cache miss)' | tr -s ' ' | paste -sd ';')"
+	CCACHE_DIR=$APEX_CCACHE_DIR ccache --print-stats | awk -F '\t' '
+		$1 ~ /^(direct|preprocessed)_cache_hit$/ { hits += $2 }
+		$1 == "cache_miss" { misses = $2 }
+		END { printf "compile cache: %d hits, %d misses\n", hits, misses }'
 	return "$rc"
 }
 

@@ -70,6 +70,10 @@ unshare --mount --propagation private bash -euc '
 		PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive bash -euc "
 		dpkg -i /seed/debs/*.deb
 		export PATH=/usr/lib/ccache:\$PATH CCACHE_DIR=/seed/cache
+		# dkms 2.x sets its own PATH, then sources framework.conf.
+		if grep -q \"^PATH=./bin:\" /usr/sbin/dkms; then
+			echo \"PATH=/usr/lib/ccache:\\\$PATH\" >>/etc/dkms/framework.conf
+		fi
 		dpkg -i /seed/pkgs/apex-dkms_*.deb
 		dpkg -i /seed/pkgs/upgrade/apex-dkms_*.deb
 		if compgen -G \"/seed/pkgs/kernel/*.deb\" >/dev/null; then

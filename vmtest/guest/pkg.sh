@@ -63,12 +63,19 @@ with_compile_cache() {
 	# apt runs dpkg, and so the dkms hooks, with its own PATH (DPkg::Path).
 	echo 'DPkg::Path "/usr/lib/ccache:/usr/sbin:/usr/bin:/sbin:/bin";' \
 		>/etc/apt/apt.conf.d/00apex-compile-cache
+	# dkms 2.x sets its own PATH too, then sources framework.conf.
+	if grep -q '^PATH="/bin:' /usr/sbin/dkms; then
+		cp -p /etc/dkms/framework.conf /etc/dkms/framework.conf.apex-saved
+		echo 'PATH=/usr/lib/ccache:$PATH' >>/etc/dkms/framework.conf
+	fi
 	(
 		unset LANG LC_CTYPE LC_MESSAGES
 		export LC_ALL=C CCACHE_DIR=$APEX_CCACHE_DIR PATH=/usr/lib/ccache:$PATH
 		"$@"
 	) || rc=$?
 	rm -f /etc/apt/apt.conf.d/00apex-compile-cache
+	[ ! -e /etc/dkms/framework.conf.apex-saved ] ||
+		mv /etc/dkms/framework.conf.apex-saved /etc/dkms/framework.conf
 	CCACHE_DIR=$APEX_CCACHE_DIR ccache --print-stats | awk -F '\t' '
 		$1 ~ /^(direct|preprocessed)_cache_hit$/ { hits += $2 }
 		$1 == "cache_miss" { misses = $2 }

@@ -175,25 +175,6 @@ fi
 if [ -z "$left" ] && ! registered "$UV"; then pass "rpm -e leaves nothing"; else fail "rpm -e leaves nothing" "$out $left"; fi
 EOF
 
-# in_overlay ROOT OV CMD...: run CMD with a throwaway overlay of ROOT at
-# OV/merged, with /dev, /proc and $work/pkgs (at /pkgs) in it. The private
-# mount namespace takes the overlay and its mounts with it when CMD ends.
-in_overlay() {
-	local root=$1 ov=$2
-	shift 2
-	mkdir -p "$ov/upper" "$ov/work" "$ov/merged"
-	unshare --mount --propagation private bash -euc '
-		root=$1 ov=$2 pkgs=$3
-		shift 3
-		mount -t overlay overlay -o "lowerdir=$root,upperdir=$ov/upper,workdir=$ov/work" "$ov/merged"
-		mount --rbind /dev "$ov/merged/dev"
-		mount -t proc proc "$ov/merged/proc"
-		mkdir -p "$ov/merged/pkgs"
-		mount --bind "$pkgs" "$ov/merged/pkgs"
-		"$@"
-	' sh "$root" "$ov" "$work/pkgs" "$@"
-}
-
 # tally SUITE WHAT LAST OUT: count the "ok"/"not ok" lines of OUT, the
 # output of the checks WHAT; no LAST check means they stopped early.
 tally() {
@@ -221,7 +202,7 @@ for suite in "${suites[@]}"; do
 	fi
 	apex_stage "$suite: install, upgrade, purge in an overlay of $root"
 	ov=$work/$suite
-	out=$(in_overlay "$root" "$ov" chroot "$ov/merged" /usr/bin/env -i \
+	out=$(apex_in_overlay "$root" "$ov" "$work/pkgs" /pkgs chroot "$ov/merged" /usr/bin/env -i \
 		LC_ALL=C HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		sh /pkgs/checks.sh "$version" "$upversion" 2>&1) || true
 	tally "$suite" checks "purge leaves nothing" "$out"
@@ -235,7 +216,7 @@ for suite in "${suites[@]}"; do
 		continue
 	fi
 	apex_stage "$suite: the RPM's scriptlets with this suite's dkms"
-	out=$(in_overlay "$root" "$ov" bash "$work/rpm-checks.sh" "$ov/merged" \
+	out=$(apex_in_overlay "$root" "$ov" "$work/pkgs" /pkgs bash "$work/rpm-checks.sh" "$ov/merged" \
 		"$version" "$upversion" "$work/pkgs" 2>&1) || true
 	tally "$suite" "RPM checks" "rpm -e leaves nothing" "$out"
 	rm -rf --one-file-system "$ov"

@@ -55,33 +55,27 @@ CONF
 
 work=$(mktemp -d /tmp/apex-ccache-seed.XXXXXX)
 trap 'rm -rf --one-file-system "$work"' EXIT
-mkdir -p "$work/upper" "$work/work" "$work/merged"
 # In the root: ccache, then the package, the upgrade and the new kernel's
 # headers, in the guest's order, with ccache in PATH (vmtest/guest/pkg.sh,
 # with_compile_cache).
-unshare --mount --propagation private bash -euc '
-	root=$1 w=$2 seed=$3
-	mount -t overlay overlay -o "lowerdir=$root,upperdir=$w/upper,workdir=$w/work" "$w/merged"
-	mount --rbind /dev "$w/merged/dev"
-	mount -t proc proc "$w/merged/proc"
-	mkdir -p "$w/merged/seed"
-	mount --bind "$seed" "$w/merged/seed"
-	exec chroot "$w/merged" /usr/bin/env -i HOME=/root LC_ALL=C \
-		PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive bash -euc "
-		dpkg -i /seed/debs/*.deb
-		export PATH=/usr/lib/ccache:\$PATH CCACHE_DIR=/seed/cache
-		# dkms 2.x sets its own PATH, then sources framework.conf.
-		if grep -q \"^PATH=./bin:\" /usr/sbin/dkms; then
-			echo \"PATH=/usr/lib/ccache:\\\$PATH\" >>/etc/dkms/framework.conf
-		fi
-		dpkg -i /seed/pkgs/apex-dkms_*.deb
-		dpkg -i /seed/pkgs/upgrade/apex-dkms_*.deb
-		if compgen -G \"/seed/pkgs/kernel/*.deb\" >/dev/null; then
-			dpkg -i /seed/pkgs/kernel/*.deb
-		fi
-		ccache -s
-	"
-' sh "$root" "$work" "$out" >"$out/seed.log" 2>&1 || {
+cat >"$out/pkgs/steps.sh" <<'STEPS'
+set -eu
+dpkg -i /seed/debs/*.deb
+export PATH=/usr/lib/ccache:$PATH CCACHE_DIR=/seed/cache
+# dkms 2.x sets its own PATH, then sources framework.conf.
+if grep -q '^PATH="/bin:' /usr/sbin/dkms; then
+	echo 'PATH=/usr/lib/ccache:$PATH' >>/etc/dkms/framework.conf
+fi
+dpkg -i /seed/pkgs/apex-dkms_*.deb
+dpkg -i /seed/pkgs/upgrade/apex-dkms_*.deb
+if compgen -G "/seed/pkgs/kernel/*.deb" >/dev/null; then
+	dpkg -i /seed/pkgs/kernel/*.deb
+fi
+ccache -s
+STEPS
+apex_in_overlay "$root" "$work" "$out" /seed chroot "$work/merged" /usr/bin/env -i \
+	HOME=/root LC_ALL=C PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+	bash /seed/pkgs/steps.sh >"$out/seed.log" 2>&1 || {
 	tail -n 30 "$out/seed.log" >&2
 	apex_die "$suite: seeding the compile cache failed (log: $out/seed.log)"
 }

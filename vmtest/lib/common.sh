@@ -103,6 +103,25 @@ apex_private_apt() {
 	[ "${APEX_ALLOW_EXPIRED:-0}" != 1 ] || apex_apt+=(-o Acquire::Check-Valid-Until=false)
 }
 
+# apex_in_overlay ROOT OV DIR AT CMD...: run CMD with a throwaway overlay of
+# ROOT at OV/merged, with /dev, /proc and DIR (at AT) in it. The private
+# mount namespace takes the overlay and its mounts with it when CMD ends.
+apex_in_overlay() {
+	local root=$1 ov=$2 dir=$3 at=$4
+	shift 4
+	mkdir -p "$ov/upper" "$ov/work" "$ov/merged"
+	unshare --mount --propagation private bash -euc '
+		root=$1 ov=$2 dir=$3 at=$4
+		shift 4
+		mount -t overlay overlay -o "lowerdir=$root,upperdir=$ov/upper,workdir=$ov/work" "$ov/merged"
+		mount --rbind /dev "$ov/merged/dev"
+		mount -t proc proc "$ov/merged/proc"
+		mkdir -p "$ov/merged$at"
+		mount --bind "$dir" "$ov/merged$at"
+		"$@"
+	' sh "$root" "$ov" "$dir" "$at" "$@"
+}
+
 # apex_hash FILE...: short hash of a recipe, for cache keys.
 apex_hash() {
 	cat "$@" | sha256sum | cut -c1-12

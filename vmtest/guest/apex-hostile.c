@@ -226,6 +226,27 @@ static bool run_beside_stall(struct stall_page *s, struct job *stalled,
 	return true;
 }
 
+/*
+ * The common start of a stall test: @other's buffer and the stalled page.
+ * @ready says the test's own buffers were allocated. On failure the test
+ * is reported, its dependents skipped, and false returned.
+ */
+static bool stall_setup(struct stall_page *s, struct job *other, bool ready,
+			const char *page_name, const char *skipped)
+{
+	int err;
+
+	other->buf = buf_alloc(MAP_PAGES * APEX_PAGE);
+	err = stall_page_init(s);
+	if (err)
+		tap_why("userfaultfd: %s", errname(err));
+	if (!tap_ok(!err && ready && other->buf, "%s", page_name)) {
+		tap_skip_dep("userfaultfd", skipped);
+		return false;
+	}
+	return true;
+}
+
 static void test_stalled_argument(int fd_ro, int fd_rw)
 {
 	struct gasket_page_table_ioctl *arg = buf_alloc(APEX_PAGE);
@@ -236,16 +257,10 @@ static void test_stalled_argument(int fd_ro, int fd_rw)
 		.done = -1,
 	};
 	const char *what = "PAGE_TABLE_SIZE on a read-only descriptor";
-	int err;
 
-	other.buf = buf_alloc(MAP_PAGES * APEX_PAGE);
-	err = stall_page_init(&s);
-	if (err)
-		tap_why("userfaultfd: %s", errname(err));
-	if (!tap_ok(!err && arg && other.buf, "a page registered with userfaultfd")) {
-		tap_skip_dep("userfaultfd", "the stalled argument");
+	if (!stall_setup(&s, &other, arg != NULL, "a page registered with userfaultfd",
+			 "the stalled argument"))
 		return;
-	}
 	stalled.buf = s.page;
 	memset(arg, 0, APEX_PAGE);
 	arg->page_table_index = 0;
@@ -279,15 +294,9 @@ static void test_stalled_pin(int fd_rw, int fd_rw2)
 	const char *what = "MAP_BUFFER of a buffer on that page";
 	int err;
 
-	other.buf = buf_alloc(MAP_PAGES * APEX_PAGE);
-	err = stall_page_init(&s);
-	if (err)
-		tap_why("userfaultfd: %s", errname(err));
-	if (!tap_ok(!err && zero && other.buf,
-		    "a second page registered with userfaultfd")) {
-		tap_skip_dep("userfaultfd", "the stalled pin");
+	if (!stall_setup(&s, &other, zero != NULL, "a second page registered with userfaultfd",
+			 "the stalled pin"))
 		return;
-	}
 	memset(zero, 0, APEX_PAGE);
 	stalled.buf = s.page;
 	/*

@@ -12,6 +12,8 @@
 # reinstall, upgrade, erase.
 # Natively this takes seconds per suite; the guests prove the rest (udev,
 # autoload, reboot). Nothing is loaded: chroots have no udev, no modprobe runs.
+# As in the guests, ccache is installed in the overlay and the DKMS builds go
+# through it, with the root's cache kept across runs (apex_compile_store).
 set -euo pipefail
 source "$(dirname "$0")/../vmtest/lib/common.sh"
 
@@ -47,6 +49,9 @@ cp "$rpm" "$work/uprpm/apex-dkms-$upversion-1.noarch.rpm" "$work/pkgs/"
 cat >"$work/pkgs/checks.sh" <<'EOF'
 set -u
 V=$1 UV=$2
+# The DKMS builds go through the root's compile cache (apex_compile_store).
+ccache_debs=/ccache-debs CCACHE_DIR=/ccache-store
+. /pkgs/chroot-ccache.sh
 pass() { echo "ok $1"; }
 fail() { echo "not ok $1: $2"; }
 # Only the local repository: the root's own sources would need the network.
@@ -129,6 +134,8 @@ left=$(ls -d /usr/src/apex-* /var/lib/dkms/apex /lib/modules/*/updates/dkms/apex
 if [ -z "$left" ]; then pass "purge leaves nothing"; else fail "purge leaves nothing" "$left"; fi
 EOF
 
+cp "$apex_top/vmtest/lib/chroot-ccache.sh" "$work/pkgs/"
+
 # The RPM's scriptlets (group, dkms add/install, other versions on upgrade,
 # remove on erase only), run by the host's rpm --root: each runs chrooted
 # in the root with its dkms. The chroot has no headers for the running
@@ -202,7 +209,14 @@ for suite in "${suites[@]}"; do
 	fi
 	apex_stage "$suite: install, upgrade, purge in an overlay of $root"
 	ov=$work/$suite
-	out=$(apex_in_overlay "$root" "$ov" "$work/pkgs" /pkgs chroot "$ov/merged" /usr/bin/env -i \
+	if ! ccache_debs=$("$apex_top/vmtest/image/fetch-ccache.sh" "$suite"); then
+		failed=$((failed + 1))
+		echo "FAIL $suite: no ccache packages (vmtest/image/fetch-ccache.sh $suite failed)"
+		continue
+	fi
+	out=$(apex_in_overlay --bind "$ccache_debs" /ccache-debs \
+		--bind "$(apex_compile_store "$root")" /ccache-store \
+		"$root" "$ov" "$work/pkgs" /pkgs chroot "$ov/merged" /usr/bin/env -i \
 		LC_ALL=C HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		sh /pkgs/checks.sh "$version" "$upversion" 2>&1) || true
 	tally "$suite" checks "purge leaves nothing" "$out"

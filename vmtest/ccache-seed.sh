@@ -3,18 +3,20 @@
 # ccache-seed.sh SUITE OUT DEB_DIR UPGRADE_DIR [KERNEL_DIR]: compile cache
 # for a guest's DKMS builds, and ccache's .deb files for the guest:
 #   OUT/debs/   ccache and what SUITE's root lacks for it
-#   OUT/cache/  the cache, with its ccache.conf
+#   OUT/cache/  the cache entries of these builds, with ccache.conf
 #
 # Why: the guest image is made from SUITE's root (vmtest/mkroot), so a DKMS
 # build in the guest runs the very compiler on the very headers and sources
 # as one in that root here. Under TCG each compiler run is about twelve
 # times slower than here and the builds were most of a guest's time. So the
-# sources are compiled once here, in a throwaway overlay of the root, by the
+# sources are compiled here, in a throwaway overlay of the root, by the
 # same dkms steps the guest takes (the package's install, the upgrade to
 # UPGRADE_DIR's package; with KERNEL_DIR also the new kernel's dkms hook),
 # and the guest's builds take the compiler's output from the cache. Each
 # step is seeded: a build in another directory (/var/lib/dkms/apex/VERSION)
-# gives different objects, since the paths are in them. Everything
+# gives different objects, since the paths are in them. Here the builds
+# use the root's store kept across runs (apex_compile_store), so a run
+# compiles only what changed since the last one. Everything
 # else of the build still runs in the guest: dkms, make, modpost, the
 # linker, BTF, signing, depmod. A file the cache does not hold is compiled
 # in the guest as before; the guest prints the cache's hit and miss counts.
@@ -43,29 +45,21 @@ if [ -n "$kernel_dir" ]; then
 		[[ ${deb##*/} == linux-image-* ]] || cp "$deb" "$out/pkgs/kernel/"
 	done
 fi
-# The guest reads the same configuration with the cache. Build steps create
-# headers (the compat probes' result) and sources (modpost's .mod.c) just
-# before compiling them, which would otherwise send ccache to its slower
-# preprocessor mode; nothing changes them during a build.
-cat >"$out/cache/ccache.conf" <<'CONF'
-compiler_check = content
-sloppiness = include_file_mtime,include_file_ctime
-max_size = 2G
-CONF
-
 work=$(mktemp -d /tmp/apex-ccache-seed.XXXXXX)
 trap 'rm -rf --one-file-system "$work"' EXIT
+# The builds run against the store kept across runs; the guest gets a copy
+# of the entries they used (ccache updates an entry's time when it is hit).
+store=$(apex_compile_store "$root")
+touch "$work/since"
 # In the root: ccache, then the package, the upgrade and the new kernel's
 # headers, in the guest's order, with ccache in PATH (vmtest/guest/pkg.sh,
 # with_compile_cache).
+cp "$here/lib/chroot-ccache.sh" "$out/pkgs/"
 cat >"$out/pkgs/steps.sh" <<'STEPS'
 set -eu
-dpkg -i /seed/debs/*.deb
-export PATH=/usr/lib/ccache:$PATH CCACHE_DIR=/seed/cache
-# dkms 2.x sets its own PATH, then sources framework.conf.
-if grep -q '^PATH="/bin:' /usr/sbin/dkms; then
-	echo 'PATH=/usr/lib/ccache:$PATH' >>/etc/dkms/framework.conf
-fi
+ccache_debs=/seed/debs CCACHE_DIR=/seed-store
+. /seed/pkgs/chroot-ccache.sh
+ccache -z
 dpkg -i /seed/pkgs/apex-dkms_*.deb
 dpkg -i /seed/pkgs/upgrade/apex-dkms_*.deb
 if compgen -G "/seed/pkgs/kernel/*.deb" >/dev/null; then
@@ -73,11 +67,14 @@ if compgen -G "/seed/pkgs/kernel/*.deb" >/dev/null; then
 fi
 ccache -s
 STEPS
-apex_in_overlay "$root" "$work" "$out" /seed chroot "$work/merged" /usr/bin/env -i \
+apex_in_overlay --bind "$store" /seed-store "$root" "$work" "$out" /seed chroot "$work/merged" /usr/bin/env -i \
 	HOME=/root LC_ALL=C PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
 	bash /seed/pkgs/steps.sh >"$out/seed.log" 2>&1 || {
 	tail -n 30 "$out/seed.log" >&2
 	apex_die "$suite: seeding the compile cache failed (log: $out/seed.log)"
 }
 rm -rf "$out/pkgs"
+cp "$store/ccache.conf" "$out/cache/"
+(cd "$store" && find . -type f -newer "$work/since" \( -name '*M' -o -name '*R' \) -print0 |
+	tar --null -T - -cf -) | tar -C "$out/cache" -xf -
 printf '%s\n' "$out"

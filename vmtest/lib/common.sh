@@ -103,23 +103,55 @@ apex_private_apt() {
 	[ "${APEX_ALLOW_EXPIRED:-0}" != 1 ] || apex_apt+=(-o Acquire::Check-Valid-Until=false)
 }
 
-# apex_in_overlay ROOT OV DIR AT CMD...: run CMD with a throwaway overlay of
-# ROOT at OV/merged, with /dev, /proc and DIR (at AT) in it. The private
-# mount namespace takes the overlay and its mounts with it when CMD ends.
+# apex_in_overlay [--bind DIR AT]... ROOT OV DIR AT CMD...: run CMD with a
+# throwaway overlay of ROOT at OV/merged, with /dev, /proc and DIR (at AT) in
+# it, and each --bind DIR at its AT. The private mount namespace takes the
+# overlay and its mounts with it when CMD ends.
 apex_in_overlay() {
-	local root=$1 ov=$2 dir=$3 at=$4
+	local binds=()
+	while [ "$1" = --bind ]; do
+		binds+=("$2" "$3")
+		shift 3
+	done
+	local root=$1 ov=$2
+	binds+=("$3" "$4")
 	shift 4
 	mkdir -p "$ov/upper" "$ov/work" "$ov/merged"
 	unshare --mount --propagation private bash -euc '
-		root=$1 ov=$2 dir=$3 at=$4
-		shift 4
+		root=$1 ov=$2 n=$3
+		shift 3
 		mount -t overlay overlay -o "lowerdir=$root,upperdir=$ov/upper,workdir=$ov/work" "$ov/merged"
 		mount --rbind /dev "$ov/merged/dev"
 		mount -t proc proc "$ov/merged/proc"
-		mkdir -p "$ov/merged$at"
-		mount --bind "$dir" "$ov/merged$at"
+		while [ "$n" -gt 0 ]; do
+			mkdir -p "$ov/merged$2"
+			mount --bind "$1" "$ov/merged$2"
+			shift 2
+			n=$((n - 1))
+		done
 		"$@"
-	' sh "$root" "$ov" "$dir" "$at" "$@"
+	' sh "$root" "$ov" $((${#binds[@]} / 2)) "${binds[@]}" "$@"
+}
+
+# apex_compile_store ROOT: the compile cache kept across runs for the DKMS
+# builds done in overlays of ROOT (vmtest/ccache-seed.sh and
+# tests/packaging-chroot.sh): the same compiler on the same headers and
+# sources gives the same objects, so a run compiles only what changed
+# since the last one. ccache drops the least recently used entries.
+apex_compile_store() {
+	local store
+	store=$apex_cache/compile-cache/$(basename "$1")
+	mkdir -p "$store"
+	# Build steps create headers (the compat probes' result) and sources
+	# (modpost's .mod.c) just before compiling them, which would otherwise
+	# send ccache to its slower preprocessor mode; nothing changes them
+	# during a build.
+	[ -f "$store/ccache.conf" ] || cat >"$store/ccache.conf" <<-'CONF'
+		compiler_check = content
+		sloppiness = include_file_mtime,include_file_ctime
+		max_size = 1G
+	CONF
+	printf '%s\n' "$store"
 }
 
 # apex_hash FILE...: short hash of a recipe, for cache keys.

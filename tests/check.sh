@@ -70,9 +70,11 @@ trap 'kill "$guests_pid" 2>/dev/null; wait "$guests_pid"; exit 130' INT
 tail -n +1 -F --pid="$guests_pid" "$guests_log" 2>/dev/null | sed -u 's/^/guests| /' &
 tail_pid=$!
 
-run_step package-check make --no-print-directory package-check
-run_step compile-matrix make --no-print-directory compile-matrix
-run_step packaging-chroot make --no-print-directory packaging-chroot PACKAGES_BUILT=1
+# Beside the guests, which take longest, these host steps yield the cores.
+host_nice=${APEX_HOST_NICE:-6}
+run_step package-check nice -n "$host_nice" make --no-print-directory package-check
+run_step compile-matrix nice -n "$host_nice" make --no-print-directory compile-matrix
+run_step packaging-chroot nice -n "$host_nice" make --no-print-directory packaging-chroot PACKAGES_BUILT=1
 
 wait "$guests_pid"
 guests_rc=$?

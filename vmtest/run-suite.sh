@@ -69,7 +69,9 @@ fi
 timeline image
 disk_opts=(--upgrade "$upgrade_debs")
 [[ " ${APEX_DOCTOR_SUITES-bullseye bookworm} " != *" $suite "* ]] || disk_opts+=(--doctor-states)
-timeout=2400
+# In make check a guest runs niced beside two others and the host steps
+# (vmtest/run-matrix.sh), for as long as 1718 s with two slots.
+timeout=3600
 if [ "$suite" = trixie ] && [ -z "$cloud_image" ]; then
 	kernel_debs=$("$here/image/fetch-kernel.sh" trixie trixie-backports 2>>"$log") ||
 		apex_die "$suite: fetching the trixie-backports kernel failed (log: $log)"

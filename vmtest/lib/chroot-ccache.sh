@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=sh disable=SC2154
 # Sourced (POSIX sh) in an overlay of a suite's root by vmtest/ccache-seed.sh
 # and tests/packaging-chroot.sh, with ccache_debs set to ccache's .deb files

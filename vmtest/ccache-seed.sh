@@ -75,6 +75,8 @@ apex_in_overlay --bind "$store" /seed-store "$root" "$work" "$out" /seed chroot 
 }
 rm -rf "$out/pkgs"
 cp "$store/ccache.conf" "$out/cache/"
-(cd "$store" && find . -type f -newer "$work/since" \( -name '*M' -o -name '*R' \) -print0 |
-	tar --null -T - -cf -) | tar -C "$out/cache" -xf -
+# Entries only: not the store's statistics, locks or temporary files.
+(cd "$store" && find . -path ./tmp -prune -o -type f -newer "$work/since" \
+	! -name stats ! -name CACHEDIR.TAG ! -name 'inode-cache*' ! -name ccache.conf \
+	! -name '*.lock' -print0 | tar --null -T - -cf -) | tar -C "$out/cache" -xf -
 printf '%s\n' "$out"

@@ -37,14 +37,33 @@ record() {
 		"$((t0 - t_start))" "$(($(date +%s) - t0))" "$rc")")
 }
 
-# run_step NAME CMD...: one host step in the foreground.
+# stop SIGNAL_EXIT: a TERM or INT stops the running step and the guests,
+# each a process group of its own, with every QEMU and apexsim in them.
+step_pid=
+guests_pid=
+stop() {
+	local p
+	for p in $step_pid $guests_pid; do
+		kill -TERM -- "-$p" 2>/dev/null
+	done
+	wait
+	exit "$1"
+}
+trap 'stop 143' TERM
+trap 'stop 130' INT
+
+# run_step NAME CMD...: one host step, waited for (a signal's trap runs at
+# once, not after the step).
 run_step() {
-	local name=$1 t0 rc
+	local name=$1 t0 rc=0
 	shift
 	echo "=== $name: $*"
 	t0=$(date +%s)
-	"$@" 2>&1 | tee "$logdir/$name.log"
-	rc=${PIPESTATUS[0]}
+	setsid bash -c 'set -o pipefail; log=$1; shift; "$@" 2>&1 | tee "$log"' \
+		run_step "$logdir/$name.log" "$@" &
+	step_pid=$!
+	wait "$step_pid" || rc=$?
+	step_pid=
 	record "$name" "$rc" "$t0"
 }
 
@@ -63,10 +82,8 @@ run_step guest-tests make --no-print-directory guest-tests
 guests_log=$logdir/vmtest-matrix.log
 guests_t0=$(date +%s)
 echo "=== vmtest-matrix: make vmtest-matrix (in the background, log: $guests_log)"
-make --no-print-directory vmtest-matrix >"$guests_log" 2>&1 &
+setsid make --no-print-directory vmtest-matrix >"$guests_log" 2>&1 &
 guests_pid=$!
-trap 'kill "$guests_pid" 2>/dev/null; wait "$guests_pid"; exit 143' TERM
-trap 'kill "$guests_pid" 2>/dev/null; wait "$guests_pid"; exit 130' INT
 tail -n +1 -F --pid="$guests_pid" "$guests_log" 2>/dev/null | sed -u 's/^/guests| /' &
 tail_pid=$!
 
@@ -76,8 +93,9 @@ run_step package-check nice -n "$host_nice" make --no-print-directory package-ch
 run_step compile-matrix nice -n "$host_nice" make --no-print-directory compile-matrix
 run_step packaging-chroot nice -n "$host_nice" make --no-print-directory packaging-chroot PACKAGES_BUILT=1
 
-wait "$guests_pid"
-guests_rc=$?
+guests_rc=0
+wait "$guests_pid" || guests_rc=$?
+guests_pid=
 trap - TERM INT
 wait "$tail_pid" 2>/dev/null
 record vmtest-matrix "$guests_rc" "$guests_t0"

@@ -68,9 +68,14 @@ lanes=()	# running guests
 pending=("${order[@]}")
 done_suites=()
 
+# stop_all: each guest is a process group of its own (start_guest), so its
+# launch.sh, QEMU and apexsims stop with it.
 stop_all() {
 	local p
-	for p in "${lane_pid[@]}" "${image_pid[@]}"; do
+	for p in "${lane_pid[@]}"; do
+		kill -TERM -- "-$p" 2>/dev/null || true
+	done
+	for p in "${image_pid[@]}"; do
 		kill "$p" 2>/dev/null || true
 	done
 	wait 2>/dev/null || true
@@ -113,7 +118,7 @@ start_guest() {
 	local s=$1 prio=$guest_nice
 	[ "$s" != "${order[0]}" ] || prio=0
 	started_at[$s]=$(date +%s)
-	nice -n "$prio" env APEX_PREBUILT=1 APEX_RUN_DIR="${run_of[$s]}" APEX_DEBS="$pkgs/deb" \
+	setsid nice -n "$prio" env APEX_PREBUILT=1 APEX_RUN_DIR="${run_of[$s]}" APEX_DEBS="$pkgs/deb" \
 		APEX_UPGRADE_DEBS="$pkgs/deb-upgrade" apex_t0="${started_at[$s]}" \
 		"$here/run-suite.sh" "$s" >"${run_of[$s]}/run.log" 2>&1 &
 	lane_pid[$s]=$!

@@ -19,7 +19,6 @@
 #include <linux/device.h>
 #include <linux/io.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
-#include <linux/iopoll.h>
 #include <linux/kref.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -331,30 +330,6 @@ static inline void gasket_read_modify_write_32(struct gasket_dev *gdev, int bar,
 	u32 old = gasket_dev_read_32(gdev, bar, off);
 
 	gasket_dev_write_32(gdev, (old & ~mask) | (value & mask), bar, off);
-}
-
-/*
- * Wait, sleeping @sleep_us between reads, until (register & @mask) ==
- * @value; 0 or -ETIMEDOUT after @timeout_us.
- */
-static inline int gasket_dev_poll_64(struct gasket_dev *gdev, int bar, u64 off,
-				     u64 mask, u64 value, unsigned long sleep_us,
-				     u64 timeout_us)
-{
-	u64 reg;
-
-	return read_poll_timeout(gasket_dev_read_64, reg, (reg & mask) == value,
-				 sleep_us, timeout_us, false, gdev, bar, off);
-}
-
-static inline int gasket_dev_poll_32(struct gasket_dev *gdev, int bar, u64 off,
-				     u32 mask, u32 value, unsigned long sleep_us,
-				     u64 timeout_us)
-{
-	u32 reg;
-
-	return read_poll_timeout(gasket_dev_read_32, reg, (reg & mask) == value,
-				 sleep_us, timeout_us, false, gdev, bar, off);
 }
 
 static inline void *gasket_dev_get_drvdata(struct gasket_dev *gdev)

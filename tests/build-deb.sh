@@ -34,7 +34,8 @@ if [ -n "$version" ]; then
 	dist=$(dpkg-parsechangelog -S Distribution)
 	{
 		printf 'apex-dkms (%s) %s; urgency=medium\n\n' "$version" "$dist"
-		printf '  * Rebuild of %s under another version.\n\n' "$(dpkg-parsechangelog -S Version)"
+		printf '  * Rebuild of %s under another version.\n\n' \
+			"$(dpkg-parsechangelog -S Version)"
 		printf ' -- %s  %s\n\n' "$maint" "$(date -R)"
 		cat debian/changelog
 	} >debian/changelog.new

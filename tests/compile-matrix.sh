@@ -127,7 +127,10 @@ for suite in "${suites[@]}"; do
 	if [ "$rc" -ne 0 ] || [ "$warnings" -ne 0 ] || [ "$errors" -ne 0 ] ||
 		[ ${#missing[@]} -ne 0 ] || [ "$w1" -eq 0 ]; then
 		result=FAIL
-		details+=("$suite: make exit $rc, $warnings warnings, $errors errors${missing:+, not built: ${missing[*]}}$([ "$w1" -gt 0 ] || echo ', W=1 not in effect') (log: $log)")
+		why="make exit $rc, $warnings warnings, $errors errors"
+		why+="${missing:+, not built: ${missing[*]}}"
+		why+="$([ "$w1" -gt 0 ] || echo ', W=1 not in effect')"
+		details+=("$suite: $why (log: $log)")
 		mapfile -t -O ${#details[@]} details < <(diagnostics "$log" | sed 's/^/    /')
 	fi
 	record "$suite" "$kver" "$gcc_version" "$result" "$warnings" "$errors" "$secs"
@@ -149,7 +152,8 @@ for suite in "${suites[@]}"; do
 		result=PASS
 	else
 		result=FAIL
-		details+=("sparse/$suite: make exit $rc, $checked files checked, $reports reports (log: $slog)")
+		why="make exit $rc, $checked files checked, $reports reports"
+		details+=("sparse/$suite: $why (log: $slog)")
 		mapfile -t -O ${#details[@]} details < <(diagnostics "$slog" | sed 's/^/    /')
 	fi
 	record "sparse/$suite" "$kver" "sparse-${sparse_version:-?}" "$result" "$reports" - "$secs"

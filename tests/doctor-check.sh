@@ -43,10 +43,11 @@ stub() {
 # below break one thing each.
 healthy() {
 	m=$work/m$((++nmachine))
-	mkdir -p "$m"/bin "$m"/sys/bus/pci/devices/$ADDR/apex/apex_0 "$m"/sys/bus/pci/drivers/apex \
+	mkdir -p "$m"/bin "$m"/sys/bus/pci/devices/$ADDR/apex/apex_0 \
+		"$m"/sys/bus/pci/drivers/apex \
 		"$m"/sys/class/apex/apex_0 "$m"/sys/module/apex "$m"/sys/module/gasket "$m"/proc \
 		"$m"/dev "$m"/lib/modules/$KERNEL/build "$m"/var/lib/dkms/apex/1.0.0/build
-	local d=$m/sys/bus/pci/devices/$ADDR c=$m/sys/class/apex/apex_0
+	local d=$m/sys/bus/pci/devices/$ADDR c=$m/sys/class/apex/apex_0 denied sv ids
 	echo 0x1ac1 >"$d/vendor"
 	echo 0x089a >"$d/device"
 	echo '(null)' >"$d/driver_override"
@@ -75,13 +76,16 @@ healthy() {
 	echo "SecureBoot disabled" >"$m/sb-state"
 	echo 4096 >"$m/pagesize"
 	stub uname "case \$1 in -r) echo $KERNEL ;; -m) echo x86_64 ;; *) echo Linux ;; esac"
-	stub dmesg "[ -f $m/klog-denied ] && { echo 'dmesg: read kernel buffer failed: Operation not permitted' >&2; exit 1; }; cat $m/klog"
+	denied='dmesg: read kernel buffer failed: Operation not permitted'
+	stub dmesg "[ -f $m/klog-denied ] && { echo '$denied' >&2; exit 1; }; cat $m/klog"
 	stub dkms "cat $m/dkms-status"
-	stub modinfo "for a; do :; done; cat $m/sys/module/\$a/srcversion.disk 2>/dev/null || cat $m/sys/module/\$a/srcversion"
+	sv="$m/sys/module/\$a/srcversion"
+	stub modinfo "for a; do :; done; cat $sv.disk 2>/dev/null || cat $sv"
 	stub mokutil "cat $m/sb-state"
 	stub getconf "cat $m/pagesize"
 	stub getent "[ \"\$2\" = apex ] && [ -s $m/group ] && cat $m/group"
-	stub id "case \$1 in -u) echo 1000 ;; -un) echo alice ;; -G) cat $m/groups-login ;; -nG) cut -d' ' -f2- $m/groups-db ;; esac"
+	ids="-u) echo 1000 ;; -un) echo alice ;; -G) cat $m/groups-login ;;"
+	stub id "case \$1 in $ids -nG) cut -d' ' -f2- $m/groups-db ;; esac"
 }
 nmachine=0
 
@@ -89,7 +93,8 @@ nmachine=0
 # exit status in $rc.
 doctor_on() {
 	rc=0
-	out=$(PATH="$m/bin:$PATH" APEX_DOCTOR_SYSROOT=$m bash -c 'ulimit -l 65536 2>/dev/null || ulimit -l "$(ulimit -H -l)"; exec "$@"' \
+	out=$(PATH="$m/bin:$PATH" APEX_DOCTOR_SYSROOT=$m \
+		bash -c 'ulimit -l 65536 2>/dev/null || ulimit -l "$(ulimit -H -l)"; exec "$@"' \
 		doctor "$doctor" "$@" 2>&1) || rc=$?
 }
 
@@ -113,27 +118,36 @@ rc=0
 out=$("$doctor" 2>&1) || rc=$?
 if compgen -G '/sys/bus/pci/devices/*' >/dev/null &&
 	! grep -qx 0x1ac1 /sys/bus/pci/devices/*/vendor 2>/dev/null; then
-	[ "$rc" = 1 ] && grep -q '^pci  *FAIL: no Coral Edge TPU (PCI 1ac1:089a) on the PCI bus' <<<"$out" &&
+	[ "$rc" = 1 ] &&
+		grep -q '^pci  *FAIL: no Coral Edge TPU (PCI 1ac1:089a) on the PCI bus' \
+			<<<"$out" &&
 		grep -q '^result: NOT usable' <<<"$out"
 	result "apex-doctor on this host (no chip): says so, exits 1" $? "exit $rc, output:
 $out"
 else
-	result "apex-doctor on this host (no chip)" 1 "this host has a chip or no PCI sysfs; cannot check"
+	result "apex-doctor on this host (no chip)" 1 \
+		"this host has a chip or no PCI sysfs; cannot check"
 fi
 
 rc=0
 "$doctor" --help >"$work/help" 2>&1 || rc=$?
 [ "$rc" = 0 ] && grep -q -- '--json' "$work/help" && grep -q 'Exit status' "$work/help"
-result "apex-doctor --help: usage, options, exit status; exits 0" $? "exit $rc: $(cat "$work/help")"
+result "apex-doctor --help: usage, options, exit status; exits 0" $? \
+	"exit $rc: $(cat "$work/help")"
 rc=0
 "$doctor" --bogus >/dev/null 2>"$work/err" || rc=$?
 [ "$rc" = 2 ] && grep -q '^Usage:' "$work/err"
 result "apex-doctor --bogus: usage on stderr, exit 2" $? "exit $rc"
 
 # --- fake machines -------------------------------------------------------------
-healthy || { result "fake machine (mknod needs root)" 1 "mknod failed"; echo "$passed passed, $failed failed"; exit 1; }
+healthy || {
+	result "fake machine (mknod needs root)" 1 "mknod failed"
+	echo "$passed passed, $failed failed"
+	exit 1
+}
 doctor_on
-if [ "$rc" = 0 ] && ! grep -q FAIL <<<"$out" && grep -q '^result: the Edge TPU is usable by alice' <<<"$out" &&
+if [ "$rc" = 0 ] && ! grep -q FAIL <<<"$out" &&
+	grep -q '^result: the Edge TPU is usable by alice' <<<"$out" &&
 	[ "$(grep -c ' ok: ' <<<"$out")" = 18 ]; then
 	result "healthy machine: 18 checks ok, exit 0" 0
 else
@@ -148,53 +162,66 @@ assert d["usable"] is True and d["failed"] == 0, d
 assert [c["check"] for c in d["checks"]][:3] == ["pci", "kernel", "headers"], d
 assert all(c["result"] == "ok" for c in d["checks"]), d
 EOF
-result "healthy machine: --json says usable, every check ok, exit 0" $(( $? + rc )) "exit $rc: $(cat "$work/json")"
+result "healthy machine: --json says usable, every check ok, exit 0" $(( $? + rc )) \
+	"exit $rc: $(cat "$work/json")"
 
 healthy
 rm "$m/sys/bus/pci/devices/$ADDR/vendor"
 mkdir -p "$m/sys/bus/usb/devices/1-1"
 echo 18d1 >"$m/sys/bus/usb/devices/1-1/idVendor"
 echo 9302 >"$m/sys/bus/usb/devices/1-1/idProduct"
-expect "only a USB Coral: the hint, exit 1" 1 '^pci +FAIL: no Coral PCIe chip .* but a USB Coral \(18d1:9302\)'
+expect "only a USB Coral: the hint, exit 1" 1 \
+	'^pci +FAIL: no Coral PCIe chip .* but a USB Coral \(18d1:9302\)'
 
 healthy
 stub uname "case \$1 in -r) echo 4.19.0-20-amd64 ;; *) echo x86_64 ;; esac"
-expect "kernel 4.19: older than 5.10, exit 1" 1 '^kernel +FAIL: kernel 4\.19\.0-20-amd64 is older than 5\.10'
+expect "kernel 4.19: older than 5.10, exit 1" 1 \
+	'^kernel +FAIL: kernel 4\.19\.0-20-amd64 is older than 5\.10'
 
 healthy
 rm -r "$m/lib/modules/$KERNEL/build"
-expect "headers missing, module still built: warning with the apt command, exit 0" 0 \
-	"^headers +WARNING: no kernel headers for $KERNEL.* Fix: sudo apt install linux-headers-$KERNEL"
+re="^headers +WARNING: no kernel headers for $KERNEL.* "
+re+="Fix: sudo apt install linux-headers-$KERNEL"
+expect "headers missing, module still built: warning with the apt command, exit 0" 0 "$re"
 healthy
 rm -r "$m/lib/modules/$KERNEL/build"
 echo "apex/1.0.0: added" >"$m/dkms-status"
-expect "headers missing, not built: dkms FAIL with headers + autoinstall, exit 1" 1 \
-	"^dkms +FAIL: apex is not built for $KERNEL: its headers are missing\. Fix: sudo apt install linux-headers-$KERNEL && sudo dkms autoinstall -k $KERNEL"
+re="^dkms +FAIL: apex is not built for $KERNEL: its headers are missing\. "
+re+="Fix: sudo apt install linux-headers-$KERNEL && sudo dkms autoinstall -k $KERNEL"
+expect "headers missing, not built: dkms FAIL with headers + autoinstall, exit 1" 1 "$re"
 
 healthy
 echo "apex/1.0.0: added" >"$m/dkms-status"
-printf 'DKMS make.log\nmake -C /lib/modules/%s/build\n  CC [M]  gasket_core.o\ngasket_core.c:12:2: error: #error broken\nmake: *** Error 1\n' \
-	"$KERNEL" >"$m/var/lib/dkms/apex/1.0.0/build/make.log"
-expect "build failed: the first compiler error of make.log, exit 1" 1 \
-	'^dkms +FAIL: the build of apex for .* failed; first error in /var/lib/dkms/apex/1\.0\.0/build/make\.log: gasket_core\.c:12:2: error: #error broken'
+printf '%s\n' 'DKMS make.log' "make -C /lib/modules/$KERNEL/build" '  CC [M]  gasket_core.o' \
+	'gasket_core.c:12:2: error: #error broken' 'make: *** Error 1' \
+	>"$m/var/lib/dkms/apex/1.0.0/build/make.log"
+re='^dkms +FAIL: the build of apex for .* failed; first error in '
+re+='/var/lib/dkms/apex/1\.0\.0/build/make\.log: gasket_core\.c:12:2: error: #error broken'
+expect "build failed: the first compiler error of make.log, exit 1" 1 "$re"
 
 healthy
 echo "" >"$m/dkms-status"
-expect "package not installed: dkms FAIL, install apex-dkms, exit 1" 1 '^dkms +FAIL: DKMS knows no apex module.* Fix: sudo apt install apex-dkms'
+expect "package not installed: dkms FAIL, install apex-dkms, exit 1" 1 \
+	'^dkms +FAIL: DKMS knows no apex module.* Fix: sudo apt install apex-dkms'
 
 healthy
 echo "SecureBoot enabled" >"$m/sb-state"
-printf '[ 5.1] Loading of unsigned module is rejected\n[ 5.2] Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7\n' >>"$m/klog"
+msg='Lockdown: modprobe: unsigned module loading is restricted; see man kernel_lockdown.7'
+printf '%s\n' '[ 5.1] Loading of unsigned module is rejected' "[ 5.2] $msg" >>"$m/klog"
 : >"$m/proc/modules"
-expect "Secure Boot refused the module: the log line and mokutil --import, exit 1" 1 \
-	'^secureboot +FAIL: the kernel refused .*unsigned module.* Fix: sudo mokutil --import /var/lib/dkms/mok\.pub'
+re='^secureboot +FAIL: the kernel refused .*unsigned module.* '
+re+='Fix: sudo mokutil --import /var/lib/dkms/mok\.pub'
+expect "Secure Boot refused the module: the log line and mokutil --import, exit 1" 1 "$re"
 
 healthy
-echo "[ 4.0] gasket: module verification failed: signature and/or required key missing - tainting kernel" >>"$m/klog"
-expect "a tainting (not refused) unsigned module: secureboot ok, exit 0" 0 '^secureboot +ok: SecureBoot disabled; no module key rejected'
+msg='signature and/or required key missing - tainting kernel'
+echo "[ 4.0] gasket: module verification failed: $msg" >>"$m/klog"
+expect "a tainting (not refused) unsigned module: secureboot ok, exit 0" 0 \
+	'^secureboot +ok: SecureBoot disabled; no module key rejected'
 healthy
 printf '[ 5.1] Loading of unsigned module is rejected\n' >>"$m/klog"
-expect "an old refusal, apex loaded now: secureboot ok, exit 0" 0 '^secureboot +ok: .*older refusal.*apex is loaded now'
+expect "an old refusal, apex loaded now: secureboot ok, exit 0" 0 \
+	'^secureboot +ok: .*older refusal.*apex is loaded now'
 
 healthy
 touch "$m/klog-denied"
@@ -205,40 +232,50 @@ healthy
 : >"$m/proc/modules"
 rm "$m/sys/bus/pci/devices/$ADDR/driver"
 rm -r "$m/sys/bus/pci/devices/$ADDR/apex"
-expect "module not loaded: loaded FAIL with modprobe, exit 1" 1 '^loaded +FAIL: the apex module is not loaded\. Fix: sudo modprobe apex'
+expect "module not loaded: loaded FAIL with modprobe, exit 1" 1 \
+	'^loaded +FAIL: the apex module is not loaded\. Fix: sudo modprobe apex'
 
 healthy
 echo OLD999 >"$m/sys/module/apex/srcversion.disk"
-expect "loaded module is not the file on disk: reload, exit 1" 1 \
-	'^srcversion +FAIL: .*apex \(loaded ABC123, on disk OLD999\).* Fix: sudo modprobe -r apex gasket && sudo modprobe apex'
+re='^srcversion +FAIL: .*apex \(loaded ABC123, on disk OLD999\).* '
+re+='Fix: sudo modprobe -r apex gasket && sudo modprobe apex'
+expect "loaded module is not the file on disk: reload, exit 1" 1 "$re"
 
 healthy
 rm "$m/sys/bus/pci/devices/$ADDR/driver"
 mkdir -p "$m/sys/bus/pci/drivers/pci-stub"
 ln -s ../../../bus/pci/drivers/pci-stub "$m/sys/bus/pci/devices/$ADDR/driver"
-expect "another driver bound: unbind and reprobe commands, exit 1" 1 \
-	"^driver +FAIL: $ADDR is bound to pci-stub, not apex\. Fix: echo $ADDR \| sudo tee /sys/bus/pci/drivers/pci-stub/unbind"
+re="^driver +FAIL: $ADDR is bound to pci-stub, not apex\. "
+re+="Fix: echo $ADDR \| sudo tee /sys/bus/pci/drivers/pci-stub/unbind"
+expect "another driver bound: unbind and reprobe commands, exit 1" 1 "$re"
 
 healthy
 echo 'BOOT_IMAGE=/vmlinuz ro pci=nomsi' >"$m/proc/cmdline"
-expect "pci=nomsi on the command line: interrupts FAIL, exit 1" 1 '^interrupts +FAIL: the kernel command line disables MSI \(pci=nomsi\)'
+expect "pci=nomsi on the command line: interrupts FAIL, exit 1" 1 \
+	'^interrupts +FAIL: the kernel command line disables MSI \(pci=nomsi\)'
 healthy
 echo "[ 3.0] apex 0000:01:00.0: cannot get 13 MSI-X vectors: -28" >>"$m/klog"
-expect "MSI-X failure of a chip bound now (an old probe): interrupts ok, exit 0" 0 '^interrupts +ok: '
+expect "MSI-X failure of a chip bound now (an old probe): interrupts ok, exit 0" 0 \
+	'^interrupts +ok: '
 rm "$m/sys/bus/pci/devices/$ADDR/driver"
-expect "MSI-X setup failed, chip unbound: the log line, exit 1" 1 '^interrupts +FAIL: interrupt setup failed: apex 0000:01:00\.0: cannot get 13 MSI-X vectors'
+re='^interrupts +FAIL: interrupt setup failed: '
+re+='apex 0000:01:00\.0: cannot get 13 MSI-X vectors'
+expect "MSI-X setup failed, chip unbound: the log line, exit 1" 1 "$re"
 
 healthy
 echo 16384 >"$m/pagesize"
-expect "16 KiB pages: pagesize FAIL with the 4 KiB kernel, exit 1" 1 '^pagesize +FAIL: the kernel uses 16 KiB pages.*linux-image-arm64'
+expect "16 KiB pages: pagesize FAIL with the 4 KiB kernel, exit 1" 1 \
+	'^pagesize +FAIL: the kernel uses 16 KiB pages.*linux-image-arm64'
 
 healthy
 : >"$m/group"
-expect "no group apex: systemd-sysusers, exit 1" 1 '^group +FAIL: the group apex does not exist.* Fix: sudo systemd-sysusers apex-dkms\.conf'
+expect "no group apex: systemd-sysusers, exit 1" 1 \
+	'^group +FAIL: the group apex does not exist.* Fix: sudo systemd-sysusers apex-dkms\.conf'
 
 healthy
 chmod 666 "$m/dev/apex_0"
-expect "node with mode 0666: udevadm trigger, exit 1" 1 '^node +FAIL: /dev/apex_0 is .*666 .*not root:apex 660\. Fix: sudo udevadm trigger'
+expect "node with mode 0666: udevadm trigger, exit 1" 1 \
+	'^node +FAIL: /dev/apex_0 is .*666 .*not root:apex 660\. Fix: sudo udevadm trigger'
 healthy
 rm "$m/dev/apex_0"
 expect "node missing although registered: exit 1" 1 '^node +FAIL: /dev/apex_0 is missing'
@@ -246,12 +283,14 @@ expect "node missing although registered: exit 1" 1 '^node +FAIL: /dev/apex_0 is
 healthy
 echo "alice alice" >"$m/groups-db"
 echo "1000" >"$m/groups-login"
-expect "user not in group apex: usermod -aG apex alice, exit 1" 1 '^member +FAIL: alice is not a member of group apex\. Fix: sudo usermod -aG apex alice'
+expect "user not in group apex: usermod -aG apex alice, exit 1" 1 \
+	'^member +FAIL: alice is not a member of group apex\. Fix: sudo usermod -aG apex alice'
 
 healthy
 echo "1000" >"$m/groups-login"
-expect "in the group database, not in this login: log in again, exit 1" 1 \
-	'^login +FAIL: alice is in group apex, but this login is older than that\. Fix: log out and in again'
+re='^login +FAIL: alice is in group apex, but this login is older than that\. '
+re+='Fix: log out and in again'
+expect "in the group database, not in this login: log in again, exit 1" 1 "$re"
 
 healthy
 echo DEAD >"$m/sys/class/apex/apex_0/status"
@@ -259,19 +298,23 @@ expect "device DEAD: status FAIL, exit 1" 1 '^status +FAIL: apex_0 is DEAD'
 
 healthy
 echo 91000 >"$m/sys/class/apex/apex_0/temp"
-expect "91 C: throttled at level 2 (a warning), exit 0" 0 '^temp +WARNING: apex_0 at 91 C, throttled at level 2 of 3'
+expect "91 C: throttled at level 2 (a warning), exit 0" 0 \
+	'^temp +WARNING: apex_0 at 91 C, throttled at level 2 of 3'
 
 healthy
 echo 1 >"$m/sys/class/apex/apex_0/is_device_owned"
 echo $$ >"$m/sys/class/apex/apex_0/device_owner"
 mkdir -p "$m/proc/$$"
 echo python3 >"$m/proc/$$/comm"
-expect "another process owns the device: its pid and name, exit 1" 1 "^owner +FAIL: process $$ \(python3\) has /dev/apex_0 open for writing"
+expect "another process owns the device: its pid and name, exit 1" 1 \
+	"^owner +FAIL: process $$ \(python3\) has /dev/apex_0 open for writing"
 
 healthy
 rc=0
-out=$(PATH="$m/bin:$PATH" APEX_DOCTOR_SYSROOT=$m bash -c 'ulimit -l 64; exec "$@"' doctor "$doctor" 2>&1) || rc=$?
-[ "$rc" = 0 ] && grep -Eq '^memlock +WARNING: the memory-lock limit is 64 KiB, less than the 8192 KiB.*\(ENOMEM\)' <<<"$out"
+out=$(PATH="$m/bin:$PATH" APEX_DOCTOR_SYSROOT=$m bash -c 'ulimit -l 64; exec "$@"' \
+	doctor "$doctor" 2>&1) || rc=$?
+re='^memlock +WARNING: the memory-lock limit is 64 KiB, less than the 8192 KiB.*\(ENOMEM\)'
+[ "$rc" = 0 ] && grep -Eq "$re" <<<"$out"
 result "ulimit -l 64: memlock WARNING (maps beyond it fail with ENOMEM), exit 0" $? "exit $rc:
 $out"
 
@@ -287,7 +330,8 @@ c = d["checks"][0]
 assert c["check"] == "pci" and c["result"] == "fail" and "no Coral Edge TPU" in c["message"], c
 assert c["fix"].endswith("lspci -nn -d 1ac1:"), c
 EOF
-result "chip removed, --json: usable false, pci fail with its fix, exit 1" $(( $? + (rc != 1) )) "exit $rc: $(cat "$work/json")"
+result "chip removed, --json: usable false, pci fail with its fix, exit 1" $(( $? + (rc != 1) )) \
+	"exit $rc: $(cat "$work/json")"
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -66,14 +66,18 @@ deb_built() {
 	local sum
 	sum=$(sha256sum "$deb" | cut -d' ' -f1)
 	grep -qx "SHA256: $sum" build/deb/Packages ||
-		{ echo "build/deb/Packages has a stale checksum for $(basename "$deb")"; return 1; }
+		{
+			echo "build/deb/Packages has a stale checksum for $(basename "$deb")"
+			return 1
+		}
 }
 
 deb_lintian() {
 	[ -f "$deb" ] || { echo "no .deb"; return 1; }
 	# Errors and warnings fail; overrides (none today) must say why in debian/.
 	local out rc=0
-	out=$(lintian --fail-on error,warning --display-info --pedantic --show-overrides "$deb" 2>&1) || rc=$?
+	out=$(lintian --fail-on error,warning --display-info --pedantic --show-overrides \
+		"$deb" 2>&1) || rc=$?
 	grep -v '^running with root privileges' <<<"$out" || true
 	return $rc
 }
@@ -83,9 +87,14 @@ deb_control() {
 	[ -f "$f" ] || { echo "no control file"; return 1; }
 	grep -qx 'Architecture: all' "$f" || { echo "not Architecture: all"; return 1; }
 	grep -q '^Depends:.*\bdkms\b' "$f" || { echo "Depends lacks dkms"; return 1; }
-	grep -q '^Depends:.*systemd' "$f" || { echo "Depends lacks a systemd-sysusers provider"; return 1; }
+	grep -q '^Depends:.*systemd' "$f" ||
+		{ echo "Depends lacks a systemd-sysusers provider"; return 1; }
 	[ ! -e "$work/deb-ctl/conffiles" ] ||
-		{ echo "has conffiles (nothing may be installed under /etc):"; cat "$work/deb-ctl/conffiles"; return 1; }
+		{
+			echo "has conffiles (nothing may be installed under /etc):"
+			cat "$work/deb-ctl/conffiles"
+			return 1
+		}
 }
 
 # dkms.conf as installed: version filled in, both modules, no deprecated keys.
@@ -95,12 +104,17 @@ dkms_conf_ok() {
 	grep -qx 'PACKAGE_NAME="apex"' "$f" || { echo "PACKAGE_NAME is not \"apex\""; return 1; }
 	grep -qx "PACKAGE_VERSION=\"$version\"" "$f" ||
 		{ echo "PACKAGE_VERSION is not \"$version\" (debian/changelog)"; return 1; }
-	grep -qx 'BUILT_MODULE_NAME\[0\]="gasket"' "$f" || { echo "module 0 is not gasket"; return 1; }
+	grep -qx 'BUILT_MODULE_NAME\[0\]="gasket"' "$f" ||
+		{ echo "module 0 is not gasket"; return 1; }
 	grep -qx 'BUILT_MODULE_NAME\[1\]="apex"' "$f" || { echo "module 1 is not apex"; return 1; }
 	grep -qx 'AUTOINSTALL="yes"' "$f" || { echo "AUTOINSTALL is not yes"; return 1; }
 	grep -q '^[[:space:]]*MAKE\[0\]="make ' "$f" ||
-		{ echo "MAKE[0] must start with make (dkms adds -jN KERNELRELEASE= after it)"; return 1; }
-	if grep -nE '^[[:space:]]*(REMAKE_INITRD|CLEAN|MODULES_CONF[A-Z_]*)(\[[0-9]+\])?=' "$f"; then
+		{
+			echo "MAKE[0] must start with make (dkms adds -jN KERNELRELEASE= after it)"
+			return 1
+		}
+	if grep -nE '^[[:space:]]*(REMAKE_INITRD|CLEAN|MODULES_CONF[A-Z_]*)(\[[0-9]+\])?=' \
+		"$f"; then
 		echo "deprecated dkms directives above"
 		return 1
 	fi
@@ -114,9 +128,11 @@ deb_dkms_conf() {
 dkms_kernel_floor() {
 	local re k bad=0
 	re=$(kernel_source_dir=/nonexistent bash -c \
-		'. "$1" >/dev/null 2>&1; printf %s "$BUILD_EXCLUSIVE_KERNEL"' sh "$work/tree/dkms.conf")
+		'. "$1" >/dev/null 2>&1; printf %s "$BUILD_EXCLUSIVE_KERNEL"' \
+		sh "$work/tree/dkms.conf")
 	[ -n "$re" ] || { echo "dkms.conf sets no BUILD_EXCLUSIVE_KERNEL"; return 1; }
-	for k in 5.10.0-28-amd64 5.15.0 6.1.0-18-amd64 6.12.9+bpo-amd64 7.2.0-1-amd64 7.3.0-1-amd64 10.1.0; do
+	for k in 5.10.0-28-amd64 5.15.0 6.1.0-18-amd64 6.12.9+bpo-amd64 7.2.0-1-amd64 \
+		7.3.0-1-amd64 10.1.0; do
 		[[ $k =~ $re ]] || { echo "refuses supported kernel $k"; bad=1; }
 	done
 	for k in 3.16.0-6-amd64 4.19.0-20-amd64 5.4.0 5.9.16; do
@@ -139,7 +155,8 @@ dkms_make_for_config() {
 dkms_needs_pci() {
 	local m
 	m=$(dkms_make_for_config 'CONFIG_PCI=y')
-	[[ $m == "make KDIR=$work/kernel" ]] || { echo "with CONFIG_PCI=y, MAKE[0] is: $m"; return 1; }
+	[[ $m == "make KDIR=$work/kernel" ]] ||
+		{ echo "with CONFIG_PCI=y, MAKE[0] is: $m"; return 1; }
 	m=$(dkms_make_for_config '# CONFIG_PCI is not set')
 	[[ $m != make* ]] || { echo "without CONFIG_PCI, MAKE[0] still runs make: $m"; return 1; }
 	if bash -c "$m" 2>"$work/nopci.err"; then
@@ -156,10 +173,12 @@ sources_shipped() {
 	[ -d "$root" ] || { echo "$root is missing"; return 1; }
 	diffs=$(diff <( (files_under "$work/tree/src"; echo dkms.conf) | LC_ALL=C sort) \
 		<(files_under "$root") | grep '^[<>]' || true)
-	[ -z "$diffs" ] || { echo "file lists differ (< src/, > package):"; echo "$diffs"; return 1; }
+	[ -z "$diffs" ] ||
+		{ echo "file lists differ (< src/, > package):"; echo "$diffs"; return 1; }
 	local f
 	while IFS= read -r f; do
-		cmp -s "$work/tree/src/$f" "$root/$f" || { echo "$f differs from src/$f"; return 1; }
+		cmp -s "$work/tree/src/$f" "$root/$f" ||
+			{ echo "$f differs from src/$f"; return 1; }
 	done < <(files_under "$work/tree/src")
 }
 
@@ -184,13 +203,15 @@ deb_modprobe() {
 
 sysusers_ok() {
 	[ -f "$1" ] || { echo "${1#"$work"/} is missing"; return 1; }
-	grep -qE '^g[[:space:]]+apex[[:space:]]' "$1" || { echo "${1#"$work"/} does not create group apex"; return 1; }
+	grep -qE '^g[[:space:]]+apex[[:space:]]' "$1" ||
+		{ echo "${1#"$work"/} does not create group apex"; return 1; }
 }
 
 deb_sysusers() {
 	local p=$work/deb-ctl/postinst
 	sysusers_ok "$work/deb/usr/lib/sysusers.d/apex-dkms.conf" || return 1
-	grep -q 'systemd-sysusers .*apex-dkms.conf' "$p" || { echo "postinst does not run systemd-sysusers"; return 1; }
+	grep -q 'systemd-sysusers .*apex-dkms.conf' "$p" ||
+		{ echo "postinst does not run systemd-sysusers"; return 1; }
 	# The group must exist before dkms builds and udev applies the rule.
 	[ "$(grep -n 'systemd-sysusers' "$p" | head -n1 | cut -d: -f1)" -lt \
 		"$(grep -n 'common.postinst' "$p" | head -n1 | cut -d: -f1)" ] ||
@@ -199,9 +220,12 @@ deb_sysusers() {
 
 deb_scripts() {
 	local p=$work/deb-ctl
-	grep -q '/usr/lib/dkms/common.postinst' "$p/postinst" || { echo "postinst lacks the dkms build"; return 1; }
-	grep -q 'dkms remove -m $DKMS_NAME -v $DKMS_VERSION --all' "$p/prerm" || { echo "prerm lacks dkms remove"; return 1; }
-	grep -q 'udevadm trigger' "$p/postinst" || { echo "postinst does not trigger udev"; return 1; }
+	grep -q '/usr/lib/dkms/common.postinst' "$p/postinst" ||
+		{ echo "postinst lacks the dkms build"; return 1; }
+	grep -q 'dkms remove -m $DKMS_NAME -v $DKMS_VERSION --all' "$p/prerm" ||
+		{ echo "prerm lacks dkms remove"; return 1; }
+	grep -q 'udevadm trigger' "$p/postinst" ||
+		{ echo "postinst does not trigger udev"; return 1; }
 	local s
 	for s in "$p"/postinst "$p"/prerm "$p"/postrm "$p"/preinst; do
 		[ -f "$s" ] || continue
@@ -217,8 +241,10 @@ only_paths() {
 }
 
 deb_paths() {
-	only_paths "$work/deb" \
-		"$srcdir/.+|lib/udev/rules\.d/60-apex\.rules|lib/modprobe\.d/apex\.conf|usr/lib/sysusers\.d/apex-dkms\.conf|usr/share/doc/apex-dkms/(README\.md(\.gz)?|changelog\.gz|copyright)|$doctor_paths"
+	local ere="$srcdir/.+|lib/udev/rules\.d/60-apex\.rules|lib/modprobe\.d/apex\.conf"
+	ere+="|usr/lib/sysusers\.d/apex-dkms\.conf"
+	ere+="|usr/share/doc/apex-dkms/(README\.md(\.gz)?|changelog\.gz|copyright)|$doctor_paths"
+	only_paths "$work/deb" "$ere"
 }
 
 # apex-doctor and its manual page, in both packages.
@@ -229,7 +255,8 @@ doctor_paths='usr/bin/apex-doctor|usr/share/man/man1/apex-doctor\.1(\.gz)?'
 doctor_shipped() {
 	local f=$1/usr/bin/apex-doctor
 	same_file "$work/tree/tools/apex-doctor" "$f" || return 1
-	[ "$(stat -c %a "$f")" = 755 ] || { echo "${f#"$work"/} has mode $(stat -c %a "$f")"; return 1; }
+	[ "$(stat -c %a "$f")" = 755 ] ||
+		{ echo "${f#"$work"/} has mode $(stat -c %a "$f")"; return 1; }
 	compgen -G "$1/usr/share/man/man1/apex-doctor.1*" >/dev/null ||
 		{ echo "no apex-doctor.1 in ${1#"$work"/}/usr/share/man/man1"; return 1; }
 }
@@ -248,15 +275,17 @@ doctor_shellcheck() {
 # resolve FILE TOKEN: the integer a token stands for (a literal, true/false,
 # or a #define in FILE or the headers beside it), empty if it is anything else.
 resolve() {
-	local file=$1 tok=$2 depth
+	local file=$1 tok=$2 depth re
 	for depth in 1 2 3 4; do
 		case $tok in
 		true) echo 1; return ;;
 		false) echo 0; return ;;
 		[0-9]*) [[ $tok =~ ^[0-9]+[uUlL]*$ ]] && echo "${tok%%[uUlL]*}"; return ;;
 		esac
-		tok=$(sed -nE "s/^#define[[:space:]]+$tok[[:space:]]+(\(?[A-Za-z0-9_]+\)?)[[:space:]]*(\/\*.*)?$/\1/p" \
-			"$file" "$(dirname "$file")"/*.h | head -n 1 | tr -d '()')
+		re="^#define[[:space:]]+$tok[[:space:]]+"
+		re+="(\(?[A-Za-z0-9_]+\)?)[[:space:]]*(\/\*.*)?$"
+		tok=$(sed -nE "s/$re/\1/p" "$file" "$(dirname "$file")"/*.h |
+			head -n 1 | tr -d '()')
 		[ -n "$tok" ] || return 0
 	done
 }
@@ -265,7 +294,7 @@ resolve() {
 # (gasket_*.c -> gasket, apex_*.c -> apex); MIN and MAX are "-" where the
 # source does not state them, DEFAULT is empty if it cannot be worked out.
 params_in_src() {
-	local f mod name def min max rest
+	local f mod name def min max rest re
 	for f in "$work"/tree/src/*.c; do
 		case "$(basename "$f")" in
 		gasket_*) mod=gasket ;;
@@ -277,14 +306,16 @@ params_in_src() {
 			/\);/ && s { print s; s = "" }' "$f" |
 			sed -E 's/^APEX_TUNABLE\(//; s/[[:space:]]+//g' |
 			while IFS=, read -r name _ def min max rest; do
-				echo "$mod $name $(resolve "$f" "$def") $(resolve "$f" "$min") $(resolve "$f" "$max")"
+				echo "$mod $name $(resolve "$f" "$def")" \
+					"$(resolve "$f" "$min") $(resolve "$f" "$max")"
 			done
 		# module_param(name, type, perm) of "static TYPE name [= default];"
 		grep -oE '^module_param(_named|_cb|_unsafe)?\([[:space:]]*[A-Za-z0-9_]+' "$f" |
 			sed -E 's/.*\([[:space:]]*//' |
 			while read -r name; do
-				def=$(sed -nE "s/^static[^=;(]*[[:space:]]$name[[:space:]]*(=[[:space:]]*([^;]+))?;.*/\2/p" "$f" |
-					head -n 1)
+				re="^static[^=;(]*[[:space:]]$name"
+				re+="[[:space:]]*(=[[:space:]]*([^;]+))?;.*"
+				def=$(sed -nE "s/$re/\2/p" "$f" | head -n 1)
 				echo "$mod $name $(resolve "$f" "${def:-0}") - -"
 			done
 	done | LC_ALL=C sort
@@ -293,7 +324,8 @@ params_in_src() {
 # The documented parameters: "MODULE NAME VALUE|comment block above it".
 params_in_conf() {
 	awk '/^#options (apex|gasket) [A-Za-z0-9_]+=/ {
-			split(substr($0, 10), a, /[ =]/); print a[1] " " a[2] " " a[3] "|" block; block = ""; next }
+			split(substr($0, 10), a, /[ =]/)
+			print a[1] " " a[2] " " a[3] "|" block; block = ""; next }
 		/^$/ { block = ""; next }
 		/^#/ { block = block " " $0 }' "$work/tree/modprobe.d/apex.conf" | LC_ALL=C sort
 }
@@ -317,13 +349,16 @@ modprobe_documents_params() {
 		grep -q "Default $value\." <<<"$block" ||
 			{ echo "$mod $name: comment does not say \"Default $value.\""; bad=1; }
 		if [ "$min" = 0 ] && [ "$max" = 1 ]; then
-			grep -q "0 or 1" <<<"$block" || { echo "$mod $name: comment does not say \"0 or 1\""; bad=1; }
+			grep -q "0 or 1" <<<"$block" ||
+				{ echo "$mod $name: comment does not say \"0 or 1\""; bad=1; }
 		elif [ "$min" != - ]; then
-			grep -q "$min\.\.$max" <<<"$block" || { echo "$mod $name: comment lacks the range $min..$max"; bad=1; }
+			grep -q "$min\.\.$max" <<<"$block" ||
+				{ echo "$mod $name: comment lacks the range $min..$max"; bad=1; }
 		fi
 	done <<<"$src"
 	while read -r mod name _; do
-		grep -q "^$mod $name " <<<"$src" || { echo "$mod $name: documented but not in src/"; bad=1; }
+		grep -q "^$mod $name " <<<"$src" ||
+			{ echo "$mod $name: documented but not in src/"; bad=1; }
 	done <<<"$conf"
 	return $bad
 }
@@ -331,14 +366,20 @@ modprobe_documents_params() {
 modprobe_all_commented() {
 	local live
 	live=$(grep -vE '^[[:space:]]*(#|$)' "$work/tree/modprobe.d/apex.conf" || true)
-	[ -z "$live" ] || { echo "active lines (the shipped file must change nothing):"; echo "$live"; return 1; }
+	[ -z "$live" ] ||
+		{
+			echo "active lines (the shipped file must change nothing):"
+			echo "$live"
+			return 1
+		}
 }
 
 # Every MODE= in the rules leaves "other" without access; the group is apex.
 udev_modes() {
 	local f=$work/tree/udev/60-apex.rules modes m
 	modes=$(grep -oE 'MODE[:]?="[0-7]+"' "$f" | grep -oE '[0-7]+' || true)
-	[ -n "$modes" ] || { echo "the rule sets no MODE (udev's default could be wider)"; return 1; }
+	[ -n "$modes" ] ||
+		{ echo "the rule sets no MODE (udev's default could be wider)"; return 1; }
 	for m in $modes; do
 		[ "${m: -1}" = 0 ] || { echo "MODE=\"$m\" grants access to everyone"; return 1; }
 	done
@@ -359,12 +400,15 @@ copyright_matches_spdx() {
 	paras=$(awk '/^Files:/ { sub(/^Files:[[:space:]]*/, ""); files = $0; infiles = 1; next }
 		infiles && /^[[:space:]]/ { files = files " " $1; next }
 		{ infiles = 0 }
-		/^License:/ && files != "" { sub(/^License:[[:space:]]*/, ""); print files "|" $0; files = "" }' \
+		/^License:/ && files != "" {
+			sub(/^License:[[:space:]]*/, ""); print files "|" $0; files = ""
+		}' \
 		"$work/tree/debian/copyright")
 	[ -n "$paras" ] || { echo "no Files paragraphs in debian/copyright"; return 1; }
 	while IFS= read -r f; do
 		id=$(grep -m1 -oE 'SPDX-License-Identifier: [A-Za-z0-9.+ -]+' "$work/tree/$f" |
-			sed -E 's/^SPDX-License-Identifier: //; s/[[:space:]]+(--)?$//') || continue
+			sed -E 's/^SPDX-License-Identifier: //; s/[[:space:]]+(--)?$//') ||
+			continue
 		n=$((n + 1))
 		want=$(sed -E 's/ WITH ([^ ]+)/ with \1 exception/; s/ OR / or /g' <<<"$id")
 		got=
@@ -374,7 +418,8 @@ copyright_matches_spdx() {
 				if [[ $f == $pat ]]; then got=$lic; break; fi
 			done
 		done <<<"$paras"
-		[ "$got" = "$want" ] || { echo "$f: SPDX $id, debian/copyright says ${got:-nothing}"; bad=1; }
+		[ "$got" = "$want" ] ||
+			{ echo "$f: SPDX $id, debian/copyright says ${got:-nothing}"; bad=1; }
 	done < <(files_under "$work/tree")
 	[ "$n" -gt 0 ] || { echo "found no file with an SPDX line"; return 1; }
 	return $bad
@@ -391,18 +436,24 @@ rpm_built() {
 	[ -f "$rpmfile" ] || { echo "$rpmfile is missing: run 'make rpm'"; return 1; }
 	local q
 	q=$(rpm -qp --qf '%{NAME} %{VERSION} %{ARCH}\n' "$rpmfile" 2>/dev/null)
-	[ "$q" = "apex-dkms $version noarch" ] || { echo "got '$q', want 'apex-dkms $version noarch'"; return 1; }
-	rpm -qpR "$rpmfile" 2>/dev/null | grep -qx 'dkms' || { echo "does not require dkms"; return 1; }
+	[ "$q" = "apex-dkms $version noarch" ] ||
+		{ echo "got '$q', want 'apex-dkms $version noarch'"; return 1; }
+	rpm -qpR "$rpmfile" 2>/dev/null | grep -qx 'dkms' ||
+		{ echo "does not require dkms"; return 1; }
 }
 
 rpm_lint() {
 	[ -f "$rpmfile" ] || { echo "no .rpm"; return 1; }
 	# rpmlint cannot pass --define: lint a copy of the spec with the version set.
 	mkdir -p "$work/spec"
-	{ echo "%define apex_version $version"; cat rpm/apex-dkms.spec; } >"$work/spec/apex-dkms.spec"
+	{
+		echo "%define apex_version $version"
+		cat rpm/apex-dkms.spec
+	} >"$work/spec/apex-dkms.spec"
 	# Non-zero exit = errors (warnings alone exit 0).
 	local out rc=0
-	out=$(rpmlint -r rpm/apex-dkms.rpmlintrc "$work/spec/apex-dkms.spec" "$rpmfile" 2>&1) || rc=$?
+	out=$(rpmlint -r rpm/apex-dkms.rpmlintrc \
+		"$work/spec/apex-dkms.spec" "$rpmfile" 2>&1) || rc=$?
 	grep -E ': (E|W): |errors,' <<<"$out" || true
 	return $rc
 }
@@ -418,13 +469,16 @@ rpm_sources() {
 
 rpm_config_files() {
 	same_file "$work/tree/udev/60-apex.rules" "$work/rpm/usr/lib/udev/rules.d/60-apex.rules" &&
-		same_file "$work/tree/modprobe.d/apex.conf" "$work/rpm/usr/lib/modprobe.d/apex.conf" &&
+		same_file "$work/tree/modprobe.d/apex.conf" \
+			"$work/rpm/usr/lib/modprobe.d/apex.conf" &&
 		sysusers_ok "$work/rpm/usr/lib/sysusers.d/apex-dkms.conf"
 }
 
 rpm_paths() {
-	only_paths "$work/rpm" \
-		"$srcdir/.+|usr/lib/udev/rules\.d/60-apex\.rules|usr/lib/modprobe\.d/apex\.conf|usr/lib/sysusers\.d/apex-dkms\.conf|usr/share/doc/apex-dkms(-$version)?/README\.md|$doctor_paths"
+	local ere="$srcdir/.+|usr/lib/udev/rules\.d/60-apex\.rules|usr/lib/modprobe\.d/apex\.conf"
+	ere+="|usr/lib/sysusers\.d/apex-dkms\.conf"
+	ere+="|usr/share/doc/apex-dkms(-$version)?/README\.md|$doctor_paths"
+	only_paths "$work/rpm" "$ere"
 }
 
 rpm_doctor() {
@@ -434,14 +488,20 @@ rpm_doctor() {
 rpm_scripts() {
 	local s
 	s=$(rpm -qp --scripts "$rpmfile" 2>/dev/null)
-	grep -q 'getent group apex.*|| groupadd -r apex' <<<"$s" || { echo "%pre does not create group apex"; return 1; }
-	grep -q "dkms add -m apex -v $version" <<<"$s" || { echo "%post lacks dkms add"; return 1; }
-	grep -q "dkms install -m apex -v $version" <<<"$s" || { echo "%post lacks dkms install"; return 1; }
+	grep -q 'getent group apex.*|| groupadd -r apex' <<<"$s" ||
+		{ echo "%pre does not create group apex"; return 1; }
+	grep -q "dkms add -m apex -v $version" <<<"$s" ||
+		{ echo "%post lacks dkms add"; return 1; }
+	grep -q "dkms install -m apex -v $version" <<<"$s" ||
+		{ echo "%post lacks dkms install"; return 1; }
 	# %preun: dkms remove only inside the erase branch.
 	awk '/^preuninstall scriptlet/ { p = 1; next } /scriptlet/ { p = 0 }
 		p && /if \[ "\$1" -eq 0 \]/ { e = 1 } p && /dkms remove/ && e { ok = 1 }
 		p && /dkms remove/ && !e { bad = 1 } END { exit !(ok && !bad) }' <<<"$s" ||
-		{ echo "%preun removes the dkms module outside the \$1 -eq 0 (erase) branch"; return 1; }
+		{
+			echo "%preun removes the dkms module outside the \$1 -eq 0 (erase) branch"
+			return 1
+		}
 }
 
 check "deb: built, listed in build/deb/Packages" deb_built

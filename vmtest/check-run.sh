@@ -40,7 +40,8 @@ function finish(s,    n, i, missing) {
 	else if (bailed[s])
 		why = "Bail out!"
 	else if (missing != "" || extra[s])
-		why = sprintf("plan 1..%d, %d results, missing:%s", plan[s], count[s], missing == "" ? " none" : missing)
+		why = sprintf("plan 1..%d, %d results, missing:%s", plan[s], count[s],
+			missing == "" ? " none" : missing)
 	else if (exited[s] != 0 && !failed[s])
 		why = "exit status " exited[s] " with no failing test"
 	else
@@ -96,7 +97,8 @@ END {
 	if (guest_status == 124)
 		printf "FAIL\thost\tguest powered off in time # killed at the timeout\n"
 	else if (guest_status != 0)
-		printf "FAIL\thost\tguest powered off in time # QEMU exited with status %s\n", guest_status
+		printf "FAIL\thost\tguest powered off in time # QEMU exited with status %s\n",
+			guest_status
 	else
 		printf "PASS\thost\tguest powered off in time\n"
 }' "$tap" >"$run_dir/checks"
@@ -114,22 +116,25 @@ if [ -f "$sims" ]; then
 		if [ "$ended" = "$want" ]; then
 			printf 'PASS\thost\t%s\n' "$what"
 		else
-			printf 'FAIL\thost\t%s # it ended with %s (log: apexsim-%s.log)\n' "$what" "$ended" "$n"
+			printf 'FAIL\thost\t%s # it ended with %s (log: apexsim-%s.log)\n' \
+				"$what" "$ended" "$n"
 		fi
 	done <"$sims" >>"$run_dir/checks"
 	for n in $(sed -n 's/^# apex-vmtest: request kill-apexsim \([0-9]*\)\r*$/\1/p' "$tap"); do
 		grep -q "^$n [^ ]* signal:KILL$" "$sims" ||
-			printf 'FAIL\thost\tapexsim %s killed as the guest asked # no kill in apexsim.status\n' "$n" >>"$run_dir/checks"
+			printf 'FAIL\thost\tapexsim %s killed as the guest asked # %s\n' \
+				"$n" "no kill in apexsim.status" >>"$run_dir/checks"
 	done
 else
 	printf 'FAIL\thost\tapexsim exit statuses recorded # no %s\n' "$sims" >>"$run_dir/checks"
 fi
 
 problems=$("$(dirname "$0")/console-check.sh" "$console" || true)
+console_test='console: no kernel WARNING/BUG/Oops/lockdep/UBSAN/GPF/Call Trace'
 if [ -z "$problems" ]; then
-	printf 'PASS\thost\tconsole: no kernel WARNING/BUG/Oops/lockdep/UBSAN/GPF/Call Trace\n' >>"$run_dir/checks"
+	printf 'PASS\thost\t%s\n' "$console_test" >>"$run_dir/checks"
 else
-	printf 'FAIL\thost\tconsole: no kernel WARNING/BUG/Oops/lockdep/UBSAN/GPF/Call Trace # %s\n' \
+	printf 'FAIL\thost\t%s # %s\n' "$console_test" \
 		"$(printf '%s\n' "$problems" | head -n 1)" >>"$run_dir/checks"
 fi
 

@@ -8,8 +8,10 @@ set -euo pipefail
 
 console=${1:?usage: console-check.sh CONSOLE_LOG}
 [ -f "$console" ] || exit 0
+bad='WARNING:|BUG:|Oops|lockdep|UBSAN|general protection fault'
+bad+='|Call Trace|kernel BUG at|Kernel panic'
 problems=$(tr -d '\r' <"$console" |
 	grep -aE '^\[ *[0-9]+\.[0-9]+\] ' |
 	grep -avE '^\[ *[0-9]+\.[0-9]+\] [^ ]+\[[0-9]+\]: ' |
-	grep -aE 'WARNING:|BUG:|Oops|lockdep|UBSAN|general protection fault|Call Trace|kernel BUG at|Kernel panic' || true)
+	grep -aE "$bad" || true)
 [ -z "$problems" ] || { printf '%s\n' "$problems"; exit 1; }

@@ -68,8 +68,8 @@ guest() {
 # Each setting runs beside a guest with the defaults, started together, so
 # that both see the same machine: their ratio is the setting's effect.
 configs=${APEX_BENCH_CONFIGS:-APEX_CPU=max APEX_TB_SIZE=64 APEX_MEM=1024}
-printf '%-22s %6s %8s %6s   %16s %6s   %s\n' setting boot install result "default: install" result \
-	ratio >"$out/settings.txt"
+printf '%-22s %6s %8s %6s   %16s %6s   %s\n' \
+	setting boot install result "default: install" result ratio >"$out/settings.txt"
 for c in $configs; do
 	name=${c//,/_}
 	apex_stage "$c beside the defaults: booting and installing"

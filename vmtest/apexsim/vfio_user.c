@@ -169,7 +169,7 @@ static int vu_cmd_version(struct vu_conn *vu, struct vu_msg *m)
 		"{\"capabilities\":{\"max_msg_fds\":" VU_STR(VU_MAX_FDS) ","
 		"\"max_data_xfer_size\":" VU_STR(VU_MAX_XFER) ","
 		"\"max_dma_maps\":" VU_STR(VU_MAX_DMA_MAPS) ","
-		"\"pgsizes\":4096}}",
+		"\"pgsizes\":" VU_STR(VU_PGSIZE) "}}",
 		"{\"capabilities\":{\"max_msg_fds\":" VU_STR(VU_MAX_FDS) "}}",
 		"{}",
 	};
@@ -628,7 +628,7 @@ static void vu_header_done(struct vu_conn *vu)
 
 int vu_handle(struct vu_conn *vu)
 {
-	uint8_t scratch[4096];
+	uint8_t scratch[VU_DISCARD_CHUNK];
 
 	for (;;) {
 		bool in_header = false;

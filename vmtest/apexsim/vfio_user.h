@@ -105,8 +105,10 @@ struct vu_region_rw {
 #define VU_MAX_XFER		4096	/* region read/write bytes, advertised */
 #define VU_MAX_DMA_MAPS		GMEM_MAX_WINDOWS
 #define VU_MAX_MSG		65536	/* larger messages are discarded */
+#define VU_PGSIZE		4096	/* the DMA page size, advertised */
+#define VU_DISCARD_CHUNK	4096	/* bytes read at a time when discarding */
 
-/* A limit above as a string, for the capabilities VERSION advertises. */
+/* A value above as a string, for the capabilities VERSION advertises. */
 #define VU_STR_(x)		#x
 #define VU_STR(x)		VU_STR_(x)
 

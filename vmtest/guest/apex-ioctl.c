@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * apex-ioctl: every gasket/apex ioctl with valid input does what the 2018
- * staging driver defined, and each kind of bad input from the driver issue (#2) returns its
- * errno and changes nothing: after every refused call the reference
- * mappings are still counted in sysfs and the test engine still copies
- * through them with the interrupt on the same eventfd. Runs as root
- * (CAP_SYS_ADMIN); the non-owner cases are in apex-owner.
+ * staging driver defined, and each kind of bad input src/uapi/gasket.h
+ * documents returns its errno and changes nothing: after every refused
+ * call the reference mappings are still counted in sysfs and the test
+ * engine still copies through them with the interrupt on the same
+ * eventfd. Runs as root (CAP_SYS_ADMIN); the non-owner cases are in
+ * apex-owner.
  *
  *   apex-ioctl [DEVICE]
  */

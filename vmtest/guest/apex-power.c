@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * apex-power: the power and clock tunables of issue 5, each set through
+ * apex-power: the power and clock tunables, each set through
  * its module parameter (/sys/module/apex/parameters), its per-device
  * override (/sys/class/apex/apex_0) or its ioctl, then checked in the chip
  * itself through apexsim's control channel: power save really holds the

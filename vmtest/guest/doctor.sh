@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
-# apex-doctor in the guest (sourced after lib.sh and removal.sh; issue 16): the machine is
-# put into each broken state, apex-doctor (the package's /usr/bin copy)
-# must print the diagnosis line and exit with the right status, and the
-# state is undone -- where the doctor prints a fixing command, with that
-# command, so the fix is checked too. run_doctor_checks runs in stage3
-# before the removal checks, with both chips alive; run_doctor_gone_checks
-# after them, when the chips are dead, and takes them off the bus.
+# apex-doctor in the guest (sourced after lib.sh and removal.sh): the
+# machine is put into each broken state, apex-doctor (the package's
+# /usr/bin copy) must print the diagnosis line and exit with the right
+# status, and the state is undone -- where the doctor prints a fixing
+# command, with that command, so the fix is checked too.
+# run_doctor_checks runs in stage3 before the removal checks, with both
+# chips alive; run_doctor_gone_checks after them, when the chips are
+# dead, and takes them off the bus.
 # The states the guest cannot reach cheaply (a failed DKMS build, another
 # kernel, Secure Boot) are checked on fake machines on the host
 # (tests/doctor-check.sh).

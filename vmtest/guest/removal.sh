@@ -149,10 +149,9 @@ run_unbind_checks() {
 run_removal_checks() {
 	local addrs
 	if [ ! -c /dev/apex_0 ]; then
-		for t in "surprise removal of chip 1" "apexsim 0 killed by the host" \
-			"modules unload and reprobe after the chips died"; do
-			tap_dep_fail "$t" "/dev/apex_0 exists"
-		done
+		tap_deps_fail "/dev/apex_0 exists" "surprise removal of chip 1" \
+			"apexsim 0 killed by the host" \
+			"modules unload and reprobe after the chips died"
 		return 0
 	fi
 	addrs=$(lspci -D -n -d "$APEX_PCI_ID" | awk '{ print $1 }' | xargs)

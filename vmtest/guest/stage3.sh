@@ -42,7 +42,7 @@ elif [ -f "$APEX_NEW_KERNEL_FILE" ]; then
 	tap_dep_fail "new kernel: booted with kexec" "the kernel install and kexec -l in stage2"
 fi
 
-# --- apex-doctor: each broken state diagnosed, then undone (issue 16) -----------
+# --- apex-doctor: each broken state diagnosed, then undone ----------------------
 tap_phase "apex-doctor diagnoses"
 run_doctor_checks
 

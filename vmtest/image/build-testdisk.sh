@@ -18,7 +18,8 @@
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 
-usage="usage: $0 [--upgrade DIR] [--kernel DIR] [--ccache DIR] [--doctor-states] OUT.img DEB_DIR GUEST_DIR"
+usage="usage: $0 [--upgrade DIR] [--kernel DIR] [--ccache DIR] [--doctor-states]"
+usage+=" OUT.img DEB_DIR GUEST_DIR"
 upgrade_dir="" kernel_dir="" ccache_dir="" doctor_states=0
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -43,11 +44,13 @@ debs=("$deb_dir"/*.deb)
 
 if [ -n "$upgrade_dir" ]; then
 	compgen -G "$upgrade_dir/*.deb" >/dev/null ||
-		apex_die "no .deb in $upgrade_dir: build it with 'tests/build-deb.sh --version V --outdir $upgrade_dir'"
+		apex_die "no .deb in $upgrade_dir: build it with" \
+			"'tests/build-deb.sh --version V --outdir $upgrade_dir'"
 fi
 if [ -n "$kernel_dir" ]; then
 	[ -f "$kernel_dir/kernel-version" ] ||
-		apex_die "no kernel-version in $kernel_dir: fetch the kernel with vmtest/image/fetch-kernel.sh"
+		apex_die "no kernel-version in $kernel_dir: fetch the kernel with" \
+			"vmtest/image/fetch-kernel.sh"
 fi
 
 tree=$(mktemp -d)
@@ -67,8 +70,11 @@ fi
 (
 	cd "$tree/repo"
 	dpkg-scanpackages --multiversion . >Packages 2>/dev/null
-	printf 'Origin: apex-dkms vmtest\nLabel: apex-dkms vmtest\nDate: %s\nSHA256:\n %s %s Packages\n' \
-		"$(LC_ALL=C date -Ru)" "$(sha256sum <Packages | cut -d' ' -f1)" "$(stat -c %s Packages)" >Release
+	{
+		printf 'Origin: apex-dkms vmtest\nLabel: apex-dkms vmtest\n'
+		printf 'Date: %s\nSHA256:\n %s %s Packages\n' "$(LC_ALL=C date -Ru)" \
+			"$(sha256sum <Packages | cut -d' ' -f1)" "$(stat -c %s Packages)"
+	} >Release
 )
 [ "$doctor_states" = 0 ] || : >"$tree/doctor-states"
 if [ -n "$ccache_dir" ]; then

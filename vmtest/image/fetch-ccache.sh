@@ -29,7 +29,8 @@ apex_stage "ccache: downloading it for $suite"
 { "${apex_apt[@]}" update && "${apex_apt[@]}" install -y -d --no-install-recommends ccache; } \
 	>"$work/log" 2>&1 || {
 	tail -n 20 "$work/log" >&2
-	apex_die "cannot download ccache for $suite (is the mirror reachable? APEX_MIRROR=URL to choose one)"
+	apex_die "cannot download ccache for $suite" \
+		"(is the mirror reachable? APEX_MIRROR=URL to choose one)"
 }
 rm -rf "$out.tmp/partial" "$out.tmp/lock"
 rm -rf "$out"

@@ -17,7 +17,8 @@ suite=$1 from=$2
 apex_need apt-get apt
 
 root=$("$apex_top/vmtest/mkroot" "$suite")
-[ -f "$root/var/lib/dpkg/status" ] || apex_die "$root has no dpkg status: rebuild it with vmtest/mkroot $suite"
+[ -f "$root/var/lib/dpkg/status" ] ||
+	apex_die "$root has no dpkg status: rebuild it with vmtest/mkroot $suite"
 out=$apex_cache/kernels/$(basename "$root")-$from+kexec-tools
 mkdir -p "$apex_cache/kernels"
 # One download at a time (run-matrix.sh fetches ahead while run-suite.sh may ask).
@@ -38,11 +39,13 @@ apt=("${apex_apt[@]}")
 apex_stage "kernel: reading the $suite and $from indexes"
 "${apt[@]}" update >"$work/log" 2>&1 || {
 	tail -n 20 "$work/log" >&2
-	apex_die "apt-get update for $suite and $from failed (is the mirror reachable? APEX_MIRROR=URL to choose one)"
+	apex_die "apt-get update for $suite and $from failed" \
+		"(is the mirror reachable? APEX_MIRROR=URL to choose one)"
 }
-apex_stage "kernel: downloading linux-image-amd64, linux-headers-amd64 (from $from) and kexec-tools"
-"${apt[@]}" install -y -d --no-install-recommends -t "$from" linux-image-amd64 linux-headers-amd64 \
-	kexec-tools >"$work/log" 2>&1 || {
+apex_stage "kernel: downloading linux-image-amd64, linux-headers-amd64 (from $from)" \
+	"and kexec-tools"
+"${apt[@]}" install -y -d --no-install-recommends -t "$from" \
+	linux-image-amd64 linux-headers-amd64 kexec-tools >"$work/log" 2>&1 || {
 	tail -n 20 "$work/log" >&2
 	apex_die "cannot download the $from kernel for $suite"
 }
@@ -51,7 +54,8 @@ rm -rf "$out.tmp/partial" "$out.tmp/lock"
 # The new kernel: the linux-image-VERSION package among the downloads.
 version=$(for d in "$out.tmp"/linux-image-*.deb; do dpkg-deb -f "$d" Package; done |
 	sed -n 's/^linux-image-\([0-9].*\)$/\1/p' | head -n 1)
-[ -n "$version" ] || apex_die "no linux-image-VERSION package among the $from downloads: $(ls "$out.tmp")"
+[ -n "$version" ] ||
+	apex_die "no linux-image-VERSION package among the $from downloads: $(ls "$out.tmp")"
 printf '%s\n' "$version" >"$out.tmp/kernel-version"
 rm -rf "$out"
 mv "$out.tmp" "$out"

@@ -121,7 +121,8 @@ end_sim() {
 	[ -z "${sim_ended[$n]:-}" ] || return 0
 	wait_gone "$pid"
 	if kill "$pid" 2>/dev/null; then
-		echo "launch.sh: apexsim $n still ran after QEMU, sent SIGTERM" >>"$run_dir/apexsim-$n.log"
+		echo "launch.sh: apexsim $n still ran after QEMU, sent SIGTERM" \
+			>>"$run_dir/apexsim-$n.log"
 		wait_gone "$pid"
 		kill -KILL "$pid" 2>/dev/null || true
 	fi
@@ -172,11 +173,13 @@ start_sims() {
 		for i in $(seq 100); do
 			[ -S "$sock_dir/sim-$n.sock" ] && [ -S "$sock_dir/ctl-$n.sock" ] && break
 			kill -0 "${sim_pids[$n]}" 2>/dev/null ||
-				apex_die "apexsim $n exited at start: $(tail -n 5 "$run_dir/apexsim-$n.log")"
+				apex_die "apexsim $n exited at start:" \
+					"$(tail -n 5 "$run_dir/apexsim-$n.log")"
 			sleep 0.1
 		done
 		[ -S "$sock_dir/sim-$n.sock" ] ||
-			apex_die "apexsim $n did not create its sockets in 10 s (log: $run_dir/apexsim-$n.log)"
+			apex_die "apexsim $n did not create its sockets in 10 s" \
+				"(log: $run_dir/apexsim-$n.log)"
 	done
 }
 
@@ -287,14 +290,15 @@ choose_accel() {
 # qemu_args: the machine. vCPUs, CPU model, memory and the translation-block
 # cache were chosen by timing the guest's DKMS build (vmtest/qemu/README.md).
 qemu_args() {
-	local mem=${APEX_MEM:-2048} accel_opt=$accel n
+	local mem=${APEX_MEM:-2048} accel_opt=$accel n dev
 	[ "$accel" != tcg ] || [ -z "${APEX_TB_SIZE:-}" ] || accel_opt+=",tb-size=$APEX_TB_SIZE"
 	args=(
 		-machine q35,memory-backend=mem -accel "$accel_opt"
 		-cpu "${APEX_CPU:-qemu64}" -smp "${APEX_SMP:-2}" -m "${mem}M"
 		-object "memory-backend-memfd,id=mem,size=${mem}M,share=on"
 		-nodefaults -no-user-config -display none
-		-chardev "file,id=con,append=on,path=$(qpath "$run_dir/console.log")" -serial chardev:con
+		-chardev "file,id=con,append=on,path=$(qpath "$run_dir/console.log")"
+		-serial chardev:con
 		-drive "file=$(qpath "$run_dir/overlay.qcow2"),format=qcow2,if=virtio"
 		-drive "file=$(qpath "$seed"),format=raw,if=virtio,readonly=on"
 		-device virtio-rng-pci
@@ -305,7 +309,8 @@ qemu_args() {
 	[ -z "$test_disk" ] ||
 		args+=(-drive "file=$(qpath "$test_disk"),format=raw,if=virtio,readonly=on")
 	if [ -n "$kernel" ]; then
-		args+=(-kernel "$(qpath "$kernel")" -append "root=/dev/vda rw console=ttyS0 $append")
+		args+=(-kernel "$(qpath "$kernel")"
+			-append "root=/dev/vda rw console=ttyS0 $append")
 		[ -z "$initrd" ] || args+=(-initrd "$(qpath "$initrd")")
 	fi
 	if [ "$net" = 1 ]; then
@@ -314,10 +319,12 @@ qemu_args() {
 		args+=(-nic none)
 	fi
 	for n in $(seq 0 $((devices - 1))); do
+		dev="{\"driver\":\"vfio-user-pci\",\"id\":\"apex$n\",\"socket\":"
+		dev+="{\"type\":\"unix\",\"path\":\"$(qpath "$sock_dir/sim-$n.sock")\"}}"
 		args+=(
 			-chardev "socket,id=ctl$n,path=$(qpath "$sock_dir/ctl-$n.sock")"
 			-device "virtserialport,bus=vser.0,chardev=ctl$n,name=org.apex.ctl.$n"
-			-device "{\"driver\":\"vfio-user-pci\",\"id\":\"apex$n\",\"socket\":{\"type\":\"unix\",\"path\":\"$(qpath "$sock_dir/sim-$n.sock")\"}}"
+			-device "$dev"
 		)
 	done
 }
@@ -368,7 +375,8 @@ run_guest() {
 	local start rc n
 	start=$(date +%s)
 	start_qemu
-	apex_stage "guest booting ($accel, $devices emulated Apex, timeout ${timeout}s, console: $run_dir/console.log)"
+	apex_stage "guest booting ($accel, $devices emulated Apex, timeout ${timeout}s," \
+		"console: $run_dir/console.log)"
 	while :; do
 		while kill -0 "$qemu_pid" 2>/dev/null; do
 			if [ $(($(date +%s) - start)) -ge "$timeout" ]; then
@@ -401,7 +409,8 @@ run_guest() {
 		done
 		start_sims
 		start_qemu
-		apex_stage "guest powered off after $(($(date +%s) - start))s and, as it asked, on again with fresh chips"
+		apex_stage "guest powered off after $(($(date +%s) - start))s and, as it asked," \
+			"on again with fresh chips"
 	done
 	apex_stage "guest powered off after $(($(date +%s) - start))s"
 }

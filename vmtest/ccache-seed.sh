@@ -38,11 +38,14 @@ mkdir -p "$out/debs" "$out/cache" "$out/pkgs/upgrade" "$out/pkgs/kernel"
 cp "$ccache_debs"/*.deb "$out/debs/"
 cp "$deb_dir"/apex-dkms_*.deb "$out/pkgs/"
 cp "$upgrade_dir"/apex-dkms_*.deb "$out/pkgs/upgrade/"
-# The new kernel's headers (and what they need) for its dkms hook; the
-# image itself is not needed here.
+# The new kernel's headers (and what they need) for its dkms hook; not the
+# kernel itself (the image and its 107 MB of modules to unpack).
 if [ -n "$kernel_dir" ]; then
 	for deb in "$kernel_dir"/*.deb; do
-		[[ ${deb##*/} == linux-image-* ]] || cp "$deb" "$out/pkgs/kernel/"
+		case ${deb##*/} in
+		linux-image-* | linux-modules-* | linux-binary-*) ;;
+		*) cp "$deb" "$out/pkgs/kernel/" ;;
+		esac
 	done
 fi
 work=$(mktemp -d /tmp/apex-ccache-seed.XXXXXX)

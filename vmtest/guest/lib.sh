@@ -93,6 +93,7 @@ kmsg_mark() {
 	echo "apex-vmtest: mark $1" >/dev/kmsg
 }
 
+# shellcheck disable=SC2016 # prog is an awk program: awk expands its $0
 dmesg_after() {
 	local prog='index($0, m) { out = ""; seen = 1; next }'
 	prog+=' seen { out = out $0 "\n" } END { printf "%s", out }'

@@ -41,7 +41,9 @@ else
 	installed=0
 fi
 
+# shellcheck disable=SC2016 # cmd is a script for bash -c, which expands it
 cmd='usermod -aG apex tpuuser && grep -qw apex <<<"$(id -nG tpuuser)"'
+# shellcheck disable=SC2016
 cmd+=' && ! grep -qw apex <<<"$(id -nG otheruser)"'
 tap_check "add tpuuser to group apex (otheruser stays out)" bash -c "$cmd"
 

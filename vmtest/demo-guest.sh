@@ -13,7 +13,8 @@ show() {
 }
 
 printf '%s, kernel %s\n' "$(. /etc/os-release && echo "$PRETTY_NAME")" "$(uname -r)"
-printf '\n$ apt-get update && apt-get install -y apex-dkms    (DKMS builds the modules: 2-3 min under TCG)\n'
+printf "\n\$ apt-get update && apt-get install -y apex-dkms    \
+(DKMS builds the modules: 2-3 min under TCG)\n"
 if { apt-get update && apt-get install -y apex-dkms; } >/var/log/apex-demo-install.log 2>&1; then
 	grep -E '^(Setting up|Unpacking|Selecting)' /var/log/apex-demo-install.log | grep apex-dkms
 else

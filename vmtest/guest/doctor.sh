@@ -47,12 +47,13 @@ doctor_healthy() {
 # Headers removed (the /lib/modules/K/build link dkms uses), the modules
 # still built: a warning with the install command, the device usable.
 doctor_no_headers() {
-	local k b rc=0
+	local k b re rc=0
 	set +e # undo the state whatever fails
 	k=$(uname -r) b=/lib/modules/$(uname -r)/build
 	[ -e "$b" ] || { fail "$b is missing before the test"; return 1; }
 	mv "$b" "$b.apex-doctor-test" || return 1
-	doctor_says 0 "^headers +WARNING: no kernel headers for $k.* Fix: sudo apt install linux-headers-$k" \
+	re="^headers +WARNING: no kernel headers for $k.* "
+	doctor_says 0 "${re}Fix: sudo apt install linux-headers-$k" \
 		as_user tpuuser "$APEX_DOCTOR" || rc=1
 	mv "$b.apex-doctor-test" "$b"
 	return $rc
@@ -63,7 +64,8 @@ doctor_not_loaded() {
 	local rc=0
 	set +e # undo the state whatever fails
 	modprobe -r apex gasket || { fail "modprobe -r apex gasket failed"; return 1; }
-	doctor_says 1 '^loaded +FAIL: the apex module is not loaded\. Fix: modprobe apex' "$APEX_DOCTOR" || rc=1
+	doctor_says 1 '^loaded +FAIL: the apex module is not loaded\. Fix: modprobe apex' \
+		"$APEX_DOCTOR" || rc=1
 	modprobe apex || rc=1
 	udevadm settle -t 30
 	wait_until 20 test -c /dev/apex_1
@@ -81,15 +83,20 @@ doctor_other_driver() {
 	echo pci-stub >"/sys/bus/pci/devices/$a/driver_override"
 	echo "$a" >/sys/bus/pci/drivers/apex/unbind
 	echo "$a" >/sys/bus/pci/drivers_probe
-	expect_eq "driver of $a" "$(basename "$(readlink "/sys/bus/pci/devices/$a/driver")")" pci-stub || rc=1
-	doctor_says 1 "^driver +FAIL: $a is bound to pci-stub, not apex\\. Fix: " "$APEX_DOCTOR" || rc=1
-	fix=$(sed -n "s/^driver .*bound to pci-stub.* Fix: \\(.*\\) (and remove what binds.*/\\1/p" "$APEX_DOCTOR_OUT")
+	expect_eq "driver of $a" "$(basename "$(readlink "/sys/bus/pci/devices/$a/driver")")" \
+		pci-stub || rc=1
+	doctor_says 1 "^driver +FAIL: $a is bound to pci-stub, not apex\\. Fix: " \
+		"$APEX_DOCTOR" || rc=1
+	fix=$(sed -n \
+		"s/^driver .*bound to pci-stub.* Fix: \\(.*\\) (and remove what binds.*/\\1/p" \
+		"$APEX_DOCTOR_OUT")
 	echo "fix: $fix"
 	if [ -n "$fix" ]; then
 		bash -c "$fix" >/dev/null || rc=1
 	fi
 	# Whatever the fix did, leave chip 0 to apex for the later stages.
-	if [ "$(basename "$(readlink "/sys/bus/pci/devices/$a/driver" 2>/dev/null)")" != apex ]; then
+	if [ "$(basename "$(readlink "/sys/bus/pci/devices/$a/driver" 2>/dev/null)")" != apex ]
+	then
 		echo "the doctor's fix did not rebind $a to apex"
 		rc=1
 		echo "$a" >/sys/bus/pci/drivers/pci-stub/unbind 2>/dev/null || true
@@ -103,7 +110,8 @@ doctor_other_driver() {
 }
 
 doctor_not_member() {
-	doctor_says 1 '^member +FAIL: otheruser is not a member of group apex\. Fix: sudo usermod -aG apex otheruser' \
+	local re='^member +FAIL: otheruser is not a member of group apex\. '
+	doctor_says 1 "${re}Fix: sudo usermod -aG apex otheruser" \
 		as_user otheruser "$APEX_DOCTOR"
 }
 
@@ -113,10 +121,13 @@ doctor_not_in_login() {
 	local rc=0
 	set +e # undo the state whatever fails
 	usermod -aG apex otheruser || return 1
-	doctor_says 1 '^login +FAIL: otheruser is in group apex, but this login is older than that' \
-		setpriv --reuid=otheruser --regid=otheruser --groups="$(id -g otheruser)" "$APEX_DOCTOR" || rc=1
+	doctor_says 1 \
+		'^login +FAIL: otheruser is in group apex, but this login is older than that' \
+		setpriv --reuid=otheruser --regid=otheruser --groups="$(id -g otheruser)" \
+		"$APEX_DOCTOR" || rc=1
 	# A fresh login (runuser reads the database) has it.
-	doctor_says 0 '^login +ok: this login has group apex' as_user otheruser "$APEX_DOCTOR" || rc=1
+	doctor_says 0 '^login +ok: this login has group apex' \
+		as_user otheruser "$APEX_DOCTOR" || rc=1
 	gpasswd -d otheruser apex >/dev/null
 	! grep -qw apex <<<"$(id -nG otheruser)" || { fail "otheruser still in group apex"; rc=1; }
 	return $rc
@@ -124,14 +135,19 @@ doctor_not_in_login() {
 
 # Mode 0666: the doctor's fix (udevadm trigger) restores 0660.
 doctor_node_mode() {
-	local rc=0
+	local rc=0 re
 	set +e # undo the state whatever fails
 	chmod 0666 /dev/apex_0
-	doctor_says 1 '^node +FAIL: /dev/apex_0 is root:apex 666 .* Fix: udevadm trigger --action=add --subsystem-match=apex' \
+	re='^node +FAIL: /dev/apex_0 is root:apex 666 .* Fix: '
+	doctor_says 1 "${re}udevadm trigger --action=add --subsystem-match=apex" \
 		"$APEX_DOCTOR" || rc=1
 	udevadm trigger --action=add --subsystem-match=apex
 	udevadm settle -t 30
-	node_ok || { chmod 0660 /dev/apex_0; fail "udevadm trigger did not restore the mode"; rc=1; }
+	node_ok || {
+		chmod 0660 /dev/apex_0
+		fail "udevadm trigger did not restore the mode"
+		rc=1
+	}
 	return $rc
 }
 
@@ -140,11 +156,13 @@ doctor_node_mode() {
 doctor_memlock() {
 	doctor_says 0 '^memlock +WARNING: the memory-lock limit is 64 KiB.*ENOMEM' \
 		as_user tpuuser bash -c "ulimit -l 64 && exec $APEX_DOCTOR" || return 1
-	if as_user tpuuser bash -c "ulimit -l 64 && exec $APEX_TESTS/apex-demo /dev/apex_0" >/dev/null 2>&1; then
+	if as_user tpuuser bash -c "ulimit -l 64 && exec $APEX_TESTS/apex-demo /dev/apex_0" \
+		>/dev/null 2>&1; then
 		fail "apex-demo maps 128 KiB under ulimit -l 64"
 		return 1
 	fi
-	as_user tpuuser bash -c "ulimit -l 8192 && exec $APEX_TESTS/apex-demo /dev/apex_0" >/dev/null ||
+	as_user tpuuser bash -c "ulimit -l 8192 && exec $APEX_TESTS/apex-demo /dev/apex_0" \
+		>/dev/null ||
 		fail "apex-demo fails under ulimit -l 8192"
 }
 
@@ -156,9 +174,11 @@ doctor_dead() {
 	before=$(irq_count 12)
 	exec 3<>/dev/apex_0 || return 1
 	chip_cmd raise fatal || rc=1
-	wait_until 10 irq_count_above 12 "$before" || { echo "interrupt 12 count stayed $before"; rc=1; }
+	wait_until 10 irq_count_above 12 "$before" ||
+		{ echo "interrupt 12 count stayed $before"; rc=1; }
 	doctor_says 1 '^status +FAIL: apex_0 is DEAD' "$APEX_DOCTOR" || rc=1
-	grep -Eq "^owner +FAIL: process $$ \\(bash\\) has /dev/apex_0 open for writing" "$APEX_DOCTOR_OUT" ||
+	grep -Eq "^owner +FAIL: process $$ \\(bash\\) has /dev/apex_0 open for writing" \
+		"$APEX_DOCTOR_OUT" ||
 		{ echo "no owner line for pid $$"; rc=1; }
 	exec 3>&-
 	# The last close resets the chip; the next session finds it ALIVE.
@@ -169,7 +189,8 @@ doctor_dead() {
 
 # After the removal checks: both chips dead, apex loaded, no chip bound.
 doctor_dead_chips() {
-	doctor_says 1 '^driver +FAIL: .* has no driver although apex is loaded: its probe failed' "$APEX_DOCTOR"
+	doctor_says 1 '^driver +FAIL: .* has no driver although apex is loaded: its probe failed' \
+		"$APEX_DOCTOR"
 }
 
 # The chips taken off the bus (PCI hot-remove): "no chip", exit 1, also
@@ -179,50 +200,63 @@ doctor_no_chip() {
 	for d in /sys/bus/pci/devices/*; do
 		[ "$(cat "$d/vendor")" = 0x1ac1 ] && echo 1 >"$d/remove"
 	done
-	[ -z "$(lspci -n -d "$APEX_PCI_ID")" ] || fail "chips still listed: $(lspci -nn -d "$APEX_PCI_ID")"
-	doctor_says 1 '^pci +FAIL: no Coral Edge TPU \(PCI 1ac1:089a\) on the PCI bus' as_user tpuuser "$APEX_DOCTOR"
+	[ -z "$(lspci -n -d "$APEX_PCI_ID")" ] ||
+		fail "chips still listed: $(lspci -nn -d "$APEX_PCI_ID")"
+	doctor_says 1 '^pci +FAIL: no Coral Edge TPU \(PCI 1ac1:089a\) on the PCI bus' \
+		as_user tpuuser "$APEX_DOCTOR"
 	doctor_says 1 '^\{"tool":"apex-doctor","usable":false,.*"check":"pci","result":"fail"' \
 		as_user tpuuser "$APEX_DOCTOR" --json
 }
 
-export -f doctor_says as_user doctor_healthy doctor_no_headers doctor_not_loaded doctor_other_driver \
-	doctor_not_member doctor_not_in_login doctor_node_mode doctor_memlock doctor_dead \
+export -f doctor_says as_user doctor_healthy doctor_no_headers doctor_not_loaded \
+	doctor_other_driver doctor_not_member doctor_not_in_login doctor_node_mode doctor_memlock \
+	doctor_dead \
 	doctor_dead_chips doctor_no_chip
 
 # run_doctor_checks: the states that are undone, as TAP lines (chips alive).
 run_doctor_checks() {
-	local start=$SECONDS
+	local start=$SECONDS d
 	if [ ! -x "$APEX_DOCTOR" ] || ! node_ok >/dev/null; then
 		tap_dep_fail "apex-doctor checks" "$APEX_DOCTOR installed and $APEX_DEV usable"
 		return 0
 	fi
-	tap_check -t 120 -v "apex-doctor on a healthy machine: all ok, exit 0 (tpuuser, --json, root)" doctor_healthy
+	d="apex-doctor on a healthy machine: all ok, exit 0 (tpuuser, --json, root)"
+	tap_check -t 120 -v "$d" doctor_healthy
 	if [ ! -e "$APEX_DOCTOR_STATES_FILE" ]; then
-		tap_diag "the broken states for apex-doctor are induced in the guests whose test disk says so (APEX_DOCTOR_SUITES)"
+		d="the broken states for apex-doctor are induced in the guests"
+		tap_diag "$d whose test disk says so (APEX_DOCTOR_SUITES)"
 		return 0
 	fi
-	tap_check -t 120 "apex-doctor, headers removed: WARNING with apt install linux-headers, exit 0" doctor_no_headers
-	tap_check -t 120 "apex-doctor, module not loaded: FAIL with modprobe apex, exit 1" doctor_not_loaded
-	tap_check -t 120 "apex-doctor, chip bound to pci-stub: FAIL, exit 1; its fix rebinds apex" doctor_other_driver
-	tap_check "apex-doctor, otheruser not in group apex: FAIL with usermod, exit 1" doctor_not_member
-	tap_check -t 120 "apex-doctor, group added but not in this login: FAIL, exit 1" doctor_not_in_login
-	tap_check -t 120 "apex-doctor, node mode 0666: FAIL, exit 1; its fix (udevadm trigger) restores 0660" doctor_node_mode
-	tap_check -t 120 "apex-doctor, ulimit -l 64: WARNING, exit 0; apex-demo fails under it, works under 8192" doctor_memlock
-	tap_check -t 120 "apex-doctor, chip DEAD (fatal-error interrupt), held open: status and owner FAIL, exit 1" doctor_dead
+	d="apex-doctor, headers removed: WARNING with apt install linux-headers, exit 0"
+	tap_check -t 120 "$d" doctor_no_headers
+	tap_check -t 120 "apex-doctor, module not loaded: FAIL with modprobe apex, exit 1" \
+		doctor_not_loaded
+	d="apex-doctor, chip bound to pci-stub: FAIL, exit 1; its fix rebinds apex"
+	tap_check -t 120 "$d" doctor_other_driver
+	tap_check "apex-doctor, otheruser not in group apex: FAIL with usermod, exit 1" \
+		doctor_not_member
+	tap_check -t 120 "apex-doctor, group added but not in this login: FAIL, exit 1" \
+		doctor_not_in_login
+	d="apex-doctor, node mode 0666: FAIL, exit 1; its fix (udevadm trigger) restores 0660"
+	tap_check -t 120 "$d" doctor_node_mode
+	d="apex-doctor, ulimit -l 64: WARNING, exit 0; apex-demo fails under it,"
+	tap_check -t 120 "$d works under 8192" doctor_memlock
+	d="apex-doctor, chip DEAD (fatal-error interrupt), held open:"
+	tap_check -t 120 "$d status and owner FAIL, exit 1" doctor_dead
 	tap_diag "apex-doctor checks took $((SECONDS - start)) s"
 }
 
 # run_doctor_gone_checks: after run_removal_checks (the chips are dead).
 run_doctor_gone_checks() {
-	local start=$SECONDS
+	local start=$SECONDS d
 	[ -e "$APEX_DOCTOR_STATES_FILE" ] || return 0
 	if [ ! -x "$APEX_DOCTOR" ]; then
 		tap_dep_fail "apex-doctor with dead and removed chips" "$APEX_DOCTOR installed"
 		return 0
 	fi
-	tap_check "apex-doctor, chips dead after the removal checks: driver FAIL (probe failed), exit 1" \
-		doctor_dead_chips
-	tap_check "apex-doctor, chips removed from the PCI bus: 'no Coral Edge TPU', exit 1 (text, --json)" \
-		doctor_no_chip
+	d="apex-doctor, chips dead after the removal checks: driver FAIL (probe failed), exit 1"
+	tap_check "$d" doctor_dead_chips
+	d="apex-doctor, chips removed from the PCI bus: 'no Coral Edge TPU', exit 1 (text, --json)"
+	tap_check "$d" doctor_no_chip
 	tap_diag "apex-doctor checks with dead chips took $((SECONDS - start)) s"
 }

@@ -76,8 +76,10 @@ probe_fails() {
 	modprobe -r apex gasket
 	modprobe apex
 	udevadm settle -t 30 || true
-	[ ! -e "/sys/bus/pci/devices/$addr/driver" ] || fail "$addr is bound although the chip never left reset"
-	[ ! -e "/dev/apex/by-path/pci-$addr" ] || fail "/dev/apex/by-path/pci-$addr exists although the chip never left reset"
+	[ ! -e "/sys/bus/pci/devices/$addr/driver" ] ||
+		fail "$addr is bound although the chip never left reset"
+	[ ! -e "/dev/apex/by-path/pci-$addr" ] ||
+		fail "/dev/apex/by-path/pci-$addr exists although the chip never left reset"
 	! grep -qx "$addr" /sys/class/apex/apex_*/pci_address 2>/dev/null ||
 		fail "an apex node belongs to $addr although the chip never left reset"
 	dmesg_logged probe 'GCB did not leave reset'
@@ -103,9 +105,11 @@ run_fault_checks() {
 	tap_check "reset_stuck cleared: open works, ALIVE" fault_cleared reset_stuck
 	tap_check "RAM never powers up: open fails with ETIMEDOUT, status DEAD" ram_stuck
 	tap_check "ram_stuck cleared: open works, ALIVE" fault_cleared ram_stuck
-	tap_check -t 90 "DMA pause never completes: the last close reports it, status DEAD" dma_pause_stuck
+	tap_check -t 90 "DMA pause never completes: the last close reports it, status DEAD" \
+		dma_pause_stuck
 	tap_check "dma_pause_stuck cleared: open works, ALIVE" fault_cleared dma_pause_stuck
-	tap_check -t 120 "chip stuck in reset at probe: probe fails cleanly, no device node" probe_fails
+	tap_check -t 120 "chip stuck in reset at probe: probe fails cleanly, no device node" \
+		probe_fails
 	tap_check -t 120 "fault cleared and modules reloaded: the device is back" probe_recovers
 	# Never leave a fault behind for the purge and the next run.
 	local f

@@ -93,13 +93,17 @@ kmsg_mark() {
 	echo "apex-vmtest: mark $1" >/dev/kmsg
 }
 
+# shellcheck disable=SC2016 # prog is an awk program: awk expands its $0
 dmesg_after() {
-	dmesg | awk -v m="apex-vmtest: mark $1" 'index($0, m) { out = ""; seen = 1; next } seen { out = out $0 "\n" } END { printf "%s", out }'
+	local prog='index($0, m) { out = ""; seen = 1; next }'
+	prog+=' seen { out = out $0 "\n" } END { printf "%s", out }'
+	dmesg | awk -v m="apex-vmtest: mark $1" "$prog"
 }
 
 # dmesg_logged NAME REGEX: the kernel logged REGEX since mark NAME.
 dmesg_logged() {
-	grep -Eq "$2" <<<"$(dmesg_after "$1")" || fail "no kernel message matching '$2' since mark $1: $(dmesg_after "$1" | tail -n 5)"
+	local msg="no kernel message matching '$2' since mark $1"
+	grep -Eq "$2" <<<"$(dmesg_after "$1")" || fail "$msg: $(dmesg_after "$1" | tail -n 5)"
 }
 
 irq_count() {
@@ -152,7 +156,8 @@ by_path_ok() {
 	addr=$(chip_addr)
 	[ -n "$addr" ] || fail "no $APEX_PCI_ID in lspci"
 	link=/dev/apex/by-path/pci-$addr
-	[ -L "$link" ] || fail "$link is not a symlink: $(ls -la /dev/apex/ /dev/apex/by-path/ 2>&1)"
+	[ -L "$link" ] ||
+		fail "$link is not a symlink: $(ls -la /dev/apex/ /dev/apex/by-path/ 2>&1)"
 	expect_eq "readlink -f $link" "$(readlink -f "$link")" "$APEX_DEV"
 }
 
@@ -209,7 +214,8 @@ sysfs_sane() {
 		fail "interrupt_counts: $(sysattr interrupt_counts)"
 	[[ $(sysattr unique_id) =~ ^[0-9a-f]{32}$ ]] || fail "unique_id '$(sysattr unique_id)'"
 	[[ $(sysattr temp) =~ ^-?[0-9]+$ ]] || fail "temp '$(sysattr temp)'"
-	[[ $(sysattr driver_version) =~ ^[0-9]+\.[0-9]+ ]] || fail "driver_version '$(sysattr driver_version)'"
+	[[ $(sysattr driver_version) =~ ^[0-9]+\.[0-9]+ ]] ||
+		fail "driver_version '$(sysattr driver_version)'"
 }
 
 # open_as USER MODE EXPECT: open /dev/apex_0 as USER (fresh group list).
@@ -219,9 +225,9 @@ open_as() {
 
 # dmesg_clean: no kernel warning, bug, oops, lockdep or UBSAN report.
 dmesg_clean() {
-	local bad
-	bad=$(dmesg | grep -E 'WARNING:|BUG:|Oops|lockdep|UBSAN|general protection fault|Call Trace' || true)
-	[ -z "$bad" ] || fail "$(dmesg | grep -E -B2 -A20 'WARNING:|BUG:|Oops|lockdep|UBSAN|general protection fault|Call Trace' | head -n 60)"
+	local bad pat='WARNING:|BUG:|Oops|lockdep|UBSAN|general protection fault|Call Trace'
+	bad=$(dmesg | grep -E "$pat" || true)
+	[ -z "$bad" ] || fail "$(dmesg | grep -E -B2 -A20 "$pat" | head -n 60)"
 }
 
 # no_failed_units: systemd reports no failed unit in this boot.
@@ -248,5 +254,6 @@ reload_modules() {
 export -f fail expect_eq wait_until ctl sysattr chip_get chip_is wait_chip chip_cmd \
 	kmsg_mark dmesg_after dmesg_logged irq_count irq_count_above hwmon_dir \
 	module_loaded modules_loaded \
-	chip_addr node_ok by_path_ok no_world_nodes lspci_shows_chip driver_in_use chips_without_driver \
+	chip_addr node_ok by_path_ok no_world_nodes lspci_shows_chip driver_in_use \
+	chips_without_driver \
 	sysfs_sane open_as dmesg_clean no_failed_units reload_modules

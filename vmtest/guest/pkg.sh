@@ -16,7 +16,8 @@ re_escape() {
 # status_says_installed OUT VERSION KERNEL: `dkms status` output OUT has apex
 # VERSION installed for KERNEL (dkms 2.8 writes "apex, V, K", 3.x "apex/V, K").
 status_says_installed() {
-	grep -Eq "^apex[/,] ?$(re_escape "$2"), $(re_escape "$3"), x86_64: installed( \(.*\))?$" <<<"$1"
+	grep -Eq "^apex[/,] ?$(re_escape "$2"), $(re_escape "$3"), x86_64: installed( \(.*\))?$" \
+		<<<"$1"
 }
 
 # status_entries OUT: how many apex entries `dkms status` output OUT lists.
@@ -56,7 +57,8 @@ with_compile_cache() {
 		return
 	fi
 	if ! command -v ccache >/dev/null; then
-		dpkg -i "$APEX_CCACHE_SEED"/debs/*.deb >/dev/null || fail "dpkg -i of ccache failed"
+		dpkg -i "$APEX_CCACHE_SEED"/debs/*.deb >/dev/null ||
+			fail "dpkg -i of ccache failed"
 	fi
 	[ -d "$APEX_CCACHE_DIR" ] || cp -a "$APEX_CCACHE_SEED/cache" "$APEX_CCACHE_DIR"
 	CCACHE_DIR=$APEX_CCACHE_DIR ccache -z >/dev/null
@@ -143,7 +145,8 @@ params_described() {
 		if [ -d "/sys/module/$m/parameters" ]; then
 			loaded=$(ls "/sys/module/$m/parameters" | tr '\n' ' ')
 			expect_eq "$m parameters (modinfo vs /sys/module)" \
-				"$(tr ' ' '\n' <<<"$listed" | sort | xargs)" "$(tr ' ' '\n' <<<"$loaded" | sort | xargs)"
+				"$(tr ' ' '\n' <<<"$listed" | sort | xargs)" \
+				"$(tr ' ' '\n' <<<"$loaded" | sort | xargs)"
 		fi
 		echo "$m: $listed"
 	done
@@ -167,7 +170,8 @@ pkg_files_ok() {
 	local v files f
 	v=$(pkg_version)
 	files=$(dpkg -L apex-dkms)
-	for f in "/usr/src/apex-$v/dkms.conf" "$APEX_UDEV_RULE" "$APEX_MODPROBE_CONF" "$APEX_SYSUSERS"; do
+	for f in "/usr/src/apex-$v/dkms.conf" "$APEX_UDEV_RULE" "$APEX_MODPROBE_CONF" \
+		"$APEX_SYSUSERS"; do
 		grep -qxF "$f" <<<"$files" || fail "dpkg -L apex-dkms lacks $f"
 		[ -f "$f" ] || fail "$f is not on disk"
 	done
@@ -248,9 +252,11 @@ modules_rebuilt() {
 	before=$(sort -n /tmp/apex-ko-mtimes | tail -n 1)
 	for m in gasket apex; do
 		f=$(compgen -G "/lib/modules/$k/updates/dkms/$m.ko*") || fail "no $m.ko* for $k"
-		[ "$(stat -c %Y "$f")" -gt "$before" ] || fail "$f is not newer than before the upgrade"
+		[ "$(stat -c %Y "$f")" -gt "$before" ] ||
+			fail "$f is not newer than before the upgrade"
 		built=/var/lib/dkms/apex/$new/$k/x86_64/module/$(basename "$f")
-		[ -f "$built" ] || fail "dkms kept no $built: $(ls -R "/var/lib/dkms/apex/$new" 2>&1)"
+		[ -f "$built" ] ||
+			fail "dkms kept no $built: $(ls -R "/var/lib/dkms/apex/$new" 2>&1)"
 		cmp -s "$f" "$built" || fail "$f differs from $new's build $built"
 		echo "$m: $f = $built, srcversion $(modinfo -F srcversion "$f")"
 	done
@@ -282,7 +288,8 @@ config_kept() {
 	grep -qw apex <<<"$(id -nG tpuuser)" || fail "tpuuser is no longer in group apex"
 	for f in "$APEX_UDEV_RULE" "$APEX_MODPROBE_CONF" "$APEX_SYSUSERS"; do
 		[ -f "$f" ] || fail "$f is gone"
-		grep -qxF "$f" <<<"$(dpkg -L apex-dkms)" || fail "$f no longer belongs to apex-dkms"
+		grep -qxF "$f" <<<"$(dpkg -L apex-dkms)" ||
+			fail "$f no longer belongs to apex-dkms"
 	done
 	by_path_ok
 }
@@ -296,8 +303,10 @@ new_kernel() {
 kernel_install() {
 	local v
 	v=$(new_kernel)
-	with_compile_cache apt_logged install -y -q --no-install-recommends linux-image-amd64 linux-headers-amd64
-	expect_eq "linux-image-$v" "$(dpkg-query -W -f='${Status}' "linux-image-$v" 2>&1)" "install ok installed"
+	with_compile_cache apt_logged install -y -q --no-install-recommends \
+		linux-image-amd64 linux-headers-amd64
+	expect_eq "linux-image-$v" "$(dpkg-query -W -f='${Status}' "linux-image-$v" 2>&1)" \
+		"install ok installed"
 }
 
 # new_kernel_dkms_ok: dkms autoinstall built apex for the new kernel.
@@ -316,7 +325,8 @@ dkms_modules_for() {
 	local k=$1 m path magic
 	for m in gasket apex; do
 		path=$(modinfo -k "$k" -n "$m") || fail "modinfo -k $k $m failed"
-		[[ $path == /lib/modules/$k/updates/dkms/$m.ko* ]] || fail "modinfo -k $k -n $m: $path"
+		[[ $path == /lib/modules/$k/updates/dkms/$m.ko* ]] ||
+			fail "modinfo -k $k -n $m: $path"
 		magic=$(modinfo -k "$k" -F vermagic "$m")
 		echo "$m: $path, vermagic $magic"
 		expect_eq "$m vermagic's kernel" "${magic%% *}" "$k"
@@ -368,9 +378,11 @@ purged_clean() {
 	! modinfo gasket >/dev/null 2>&1 || fail "modinfo still finds gasket: $(modinfo -n gasket)"
 }
 
-export -f with_compile_cache re_escape status_says_installed status_entries pkg_version pkg_update pkg_install pkg_installed group_is_system dkms_installed \
+export -f with_compile_cache re_escape status_says_installed status_entries pkg_version \
+	pkg_update pkg_install pkg_installed group_is_system dkms_installed \
 	module_files_installed module_alias_ok params_described modprobe_conf_complete \
 	upgrade_deb apt_logged no_dpkg_errors pkg_upgrade upgraded_dkms_ok modules_rebuilt \
-	loaded_is_on_disk running_is_on_disk config_kept new_kernel kernel_install new_kernel_dkms_ok \
+	loaded_is_on_disk running_is_on_disk config_kept new_kernel kernel_install \
+	new_kernel_dkms_ok \
 	dkms_modules_for new_kernel_modinfo_ok kexec_load running_modules_are_dkms_build \
 	pkg_files_ok modprobe_override_ok pkg_purge purged_clean

@@ -29,14 +29,16 @@ two_chips() {
 	local n addr link
 	for n in 0 1; do
 		[ -c "/dev/apex_$n" ] || fail "/dev/apex_$n is missing"
-		expect_eq "stat /dev/apex_$n" "$(stat -c '%U:%G %a' "/dev/apex_$n")" "root:apex 660"
+		expect_eq "stat /dev/apex_$n" "$(stat -c '%U:%G %a' "/dev/apex_$n")" \
+			"root:apex 660"
 		addr=$(node_attr "apex_$n" pci_address)
 		link=/dev/apex/by-path/pci-$addr
 		[ -L "$link" ] || fail "$link is not a symlink: $(ls -l /dev/apex/by-path/ 2>&1)"
 		expect_eq "readlink -f $link" "$(readlink -f "$link")" "/dev/apex_$n"
 		node_is_chip "$n"
 	done
-	[ "$(lspci -n -d "$APEX_PCI_ID" | wc -l)" = 2 ] || fail "lspci: $(lspci -nn -d "$APEX_PCI_ID")"
+	[ "$(lspci -n -d "$APEX_PCI_ID" | wc -l)" = 2 ] ||
+		fail "lspci: $(lspci -nn -d "$APEX_PCI_ID")"
 }
 
 # chip_gone N NODE MARK: chip N vanished: NODE turns DEAD at once, an open
@@ -140,14 +142,15 @@ run_unbind_checks() {
 		sh -c "echo $addr >/sys/bus/pci/drivers/apex/unbind"
 	tap_check -t 90 "bind $addr again: apex_0 ALIVE, test-engine round trip, nothing mapped" \
 		rebind_chip "$addr"
-	tap_check -t 120 "modprobe -r apex gasket after the unbind, modprobe apex brings every chip back" \
+	tap_check -t 120 \
+		"modprobe -r apex gasket after the unbind, modprobe apex brings every chip back" \
 		reload_after_unbind
 }
 
 # run_removal_checks: the whole sequence, as TAP lines. With one chip (run
 # with APEX_DEVICES=1) the removal of chip 1 is reported as skipped.
 run_removal_checks() {
-	local addrs
+	local addrs d
 	if [ ! -c /dev/apex_0 ]; then
 		tap_deps_fail "/dev/apex_0 exists" "surprise removal of chip 1" \
 			"apexsim 0 killed by the host" \
@@ -156,18 +159,21 @@ run_removal_checks() {
 	fi
 	addrs=$(lspci -D -n -d "$APEX_PCI_ID" | awk '{ print $1 }' | xargs)
 	if [ -e /dev/virtio-ports/org.apex.ctl.1 ]; then
-		tap_check "two chips: apex_0 and apex_1, by-path links, each its own apexsim" two_chips
-		tap_check -t 90 "surprise removal of chip 1 (apexsim remove): apex_1 DEAD, open fails with ETIMEDOUT, logged" \
-			remove_chip1
-		tap_check -t 90 "apex_0 unaffected by the removal: ALIVE, test-engine round trip" chip0_unaffected
+		tap_check "two chips: apex_0 and apex_1, by-path links, each its own apexsim" \
+			two_chips
+		d="surprise removal of chip 1 (apexsim remove): apex_1 DEAD,"
+		tap_check -t 90 "$d open fails with ETIMEDOUT, logged" remove_chip1
+		tap_check -t 90 "apex_0 unaffected by the removal: ALIVE, test-engine round trip" \
+			chip0_unaffected
 	else
 		tap_skip "surprise removal of chip 1" "one emulated chip only (APEX_DEVICES=1)"
 	fi
 	tap_diag "apex-vmtest: request kill-apexsim 0"
-	tap_check -t 120 "apexsim 0 killed by the host (SIGKILL): apex_0 DEAD, open fails with ETIMEDOUT, logged" \
-		killed_chip0
+	d="apexsim 0 killed by the host (SIGKILL): apex_0 DEAD,"
+	tap_check -t 120 "$d open fails with ETIMEDOUT, logged" killed_chip0
 	tap_check -t 120 "modprobe -r apex gasket with dead chips" unload_dead
 	# shellcheck disable=SC2086	# one address per word
-	tap_check -t 180 "modprobe apex again: the dead chips are not probed, each failure logged" \
+	tap_check -t 180 \
+		"modprobe apex again: the dead chips are not probed, each failure logged" \
 		reprobe_dead $addrs
 }

@@ -64,7 +64,8 @@ while [ -z "$target" ]; do
 		if [ -n "$(next_stage)" ]; then target=reboot; else target=poweroff; fi
 		;;
 	*)
-		echo "# apex-vmtest: $stage asked for '$next' next, which is not continue, reboot, kexec or poweroff: powering off" >>"$port"
+		msg="which is not continue, reboot, kexec or poweroff: powering off"
+		echo "# apex-vmtest: $stage asked for '$next' next, $msg" >>"$port"
 		target=poweroff
 		;;
 	esac

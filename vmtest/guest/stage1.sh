@@ -14,7 +14,8 @@ source "$here/lib.sh"
 # shellcheck source=pkg.sh
 source "$here/pkg.sh"
 
-tap_diag "stage1 on $(uname -r), $(. /etc/os-release && echo "$PRETTY_NAME"), dkms $(dkms --version 2>/dev/null | tr -d '\n')"
+tap_diag "stage1 on $(uname -r), $(. /etc/os-release && echo "$PRETTY_NAME"), dkms $(
+	dkms --version 2>/dev/null | tr -d '\n')"
 
 # --- the package -----------------------------------------------------------
 tap_phase "apt install + DKMS build"
@@ -25,20 +26,26 @@ if tap_passed; then
 	tap_check "dpkg reports apex-dkms $(pkg_version) installed" pkg_installed
 	tap_check "the package created the system group apex" group_is_system
 	tap_check -v "dkms status: apex installed for $(uname -r)" dkms_installed
-	tap_check "gasket.ko and apex.ko under /lib/modules/$(uname -r)/updates/dkms" module_files_installed
+	tap_check "gasket.ko and apex.ko under /lib/modules/$(uname -r)/updates/dkms" \
+		module_files_installed
 	tap_check "modinfo apex has the PCI alias of 1ac1:089a" module_alias_ok
-	tap_check "package files: dkms.conf, udev rule, modprobe.d file, sysusers entry, nothing in /etc" pkg_files_ok
+	desc="package files: dkms.conf, udev rule, modprobe.d file, sysusers entry,"
+	tap_check "$desc nothing in /etc" pkg_files_ok
 	tap_check "modprobe.d file documents every parameter, sets none" modprobe_conf_complete
 	tap_check "/etc/modprobe.d/apex.conf overrides the packaged file" modprobe_override_ok
 	installed=1
 else
-	tap_deps_fail "apt-get install" "package status" "group apex" "dkms status" "module files" \
-		"module alias" "package files" "modprobe.d file" "modprobe.d override"
+	tap_deps_fail "apt-get install" "package status" "group apex" "dkms status" \
+		"module files" "module alias" "package files" "modprobe.d file" \
+		"modprobe.d override"
 	installed=0
 fi
 
-tap_check "add tpuuser to group apex (otheruser stays out)" \
-	bash -c 'usermod -aG apex tpuuser && grep -qw apex <<<"$(id -nG tpuuser)" && ! grep -qw apex <<<"$(id -nG otheruser)"'
+# shellcheck disable=SC2016 # cmd is a script for bash -c, which expands it
+cmd='usermod -aG apex tpuuser && grep -qw apex <<<"$(id -nG tpuuser)"'
+# shellcheck disable=SC2016
+cmd+=' && ! grep -qw apex <<<"$(id -nG otheruser)"'
+tap_check "add tpuuser to group apex (otheruser stays out)" bash -c "$cmd"
 
 # --- the chip, right after the install ---------------------------------------
 tap_phase "chip after the install"
@@ -93,12 +100,17 @@ reload_20() {
 }
 export -f reload_20
 if [ "$installed" = 1 ]; then
-	tap_check -t 900 "rmmod apex gasket + modprobe apex, 20 times, device back each time" reload_20
+	tap_check -t 900 "rmmod apex gasket + modprobe apex, 20 times, device back each time" \
+		reload_20
 	if [ -w /sys/kernel/debug/kmemleak ]; then
-		tap_check -t 300 -v "kmemleak finds no leak" \
-			bash -c 'echo scan >/sys/kernel/debug/kmemleak && sleep 5 && echo scan >/sys/kernel/debug/kmemleak && ! grep -q . /sys/kernel/debug/kmemleak || { cat /sys/kernel/debug/kmemleak; false; }'
+		cmd='echo scan >/sys/kernel/debug/kmemleak && sleep 5'
+		cmd+=' && echo scan >/sys/kernel/debug/kmemleak'
+		cmd+=' && ! grep -q . /sys/kernel/debug/kmemleak'
+		cmd+=' || { cat /sys/kernel/debug/kmemleak; false; }'
+		tap_check -t 300 -v "kmemleak finds no leak" bash -c "$cmd"
 	else
-		tap_diag "kmemleak is not enabled in this kernel: leaks are checked through dmesg only"
+		desc="kmemleak is not enabled in this kernel:"
+		tap_diag "$desc leaks are checked through dmesg only"
 	fi
 else
 	tap_dep_fail "rmmod/modprobe 20 times" "apt-get install"

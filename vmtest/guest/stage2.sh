@@ -62,12 +62,13 @@ if [ "$have_dev" = 1 ]; then
 	run_thermal_checks
 	tap_phase "modprobe.d tunables"
 	run_modprobe_d_checks
-	tap_check "dmesg before the fault injection: no WARNING, BUG, Oops, lockdep, UBSAN or Call Trace" dmesg_clean
+	desc="dmesg before the fault injection: no WARNING, BUG, Oops, lockdep,"
+	tap_check "$desc UBSAN or Call Trace" dmesg_clean
 	tap_phase "fault injection"
 	run_fault_checks
 else
-	tap_deps_fail "$APEX_DEV exists" "power and clock tunables" "thermal" "modprobe.d tunables" \
-		"faults"
+	tap_deps_fail "$APEX_DEV exists" "power and clock tunables" "thermal" \
+		"modprobe.d tunables" "faults"
 fi
 
 # --- upgrade: a newer apex-dkms over the installed one ------------------------
@@ -78,10 +79,15 @@ if pkg_installed >/dev/null && [ -n "$(upgrade_deb)" ]; then
 	tap_check -t 1200 "apt-get install of apex-dkms $new over $old" pkg_upgrade
 	if tap_passed; then
 		tap_check "upgrade: apt and dpkg report no error" no_dpkg_errors
-		tap_check -v "upgrade: dkms has only $new, installed for $(uname -r)" upgraded_dkms_ok "$old" "$new"
-		tap_check -v "upgrade: the modules under /lib/modules/$(uname -r) are $new's build" modules_rebuilt "$new"
-		tap_check "upgrade: group, udev rule, modprobe.d and sysusers files in place" config_kept
-		tap_check -t 120 "upgrade: reloaded, the running modules are the new build, $APEX_DEV root:apex 0660" \
+		tap_check -v "upgrade: dkms has only $new, installed for $(uname -r)" \
+			upgraded_dkms_ok "$old" "$new"
+		tap_check -v \
+			"upgrade: the modules under /lib/modules/$(uname -r) are $new's build" \
+			modules_rebuilt "$new"
+		tap_check "upgrade: group, udev rule, modprobe.d and sysusers files in place" \
+			config_kept
+		desc="upgrade: reloaded, the running modules are the new build,"
+		tap_check -t 120 "$desc $APEX_DEV root:apex 0660" \
 			loaded_is_on_disk
 		if tap_passed; then
 			tap_check -v "upgrade: tpuuser runs a test-engine round trip (apex-demo)" \
@@ -90,8 +96,9 @@ if pkg_installed >/dev/null && [ -n "$(upgrade_deb)" ]; then
 			tap_dep_fail "upgrade: test-engine round trip" "the reload"
 		fi
 	else
-		tap_deps_fail "the upgrade" "upgrade: no dpkg error" "upgrade: dkms has only the new version" \
-			"upgrade: modules rebuilt" "upgrade: configuration in place" "upgrade: reload" \
+		tap_deps_fail "the upgrade" "upgrade: no dpkg error" \
+			"upgrade: dkms has only the new version" "upgrade: modules rebuilt" \
+			"upgrade: configuration in place" "upgrade: reload" \
 			"upgrade: test-engine round trip"
 	fi
 elif pkg_installed >/dev/null; then
@@ -111,14 +118,18 @@ if [ -f "$APEX_NEW_KERNEL_FILE" ] && pkg_installed >/dev/null; then
 	tap_check -t 1500 "apt-get install of the $(new_kernel) kernel and headers" kernel_install
 	if tap_passed; then
 		tap_check "new kernel: apt and dpkg report no error" no_dpkg_errors
-		tap_check -v "new kernel: dkms status: apex installed for $(new_kernel)" new_kernel_dkms_ok
-		tap_check -v "new kernel: modinfo -k $(new_kernel): both modules, vermagic $(new_kernel)" \
+		tap_check -v "new kernel: dkms status: apex installed for $(new_kernel)" \
+			new_kernel_dkms_ok
+		desc="new kernel: modinfo -k"
+		tap_check -v "$desc $(new_kernel): both modules, vermagic $(new_kernel)" \
 			new_kernel_modinfo_ok
-		tap_check -t 600 -v "new kernel: kexec -l $(new_kernel) with this boot's command line" kexec_load
+		tap_check -t 600 -v \
+			"new kernel: kexec -l $(new_kernel) with this boot's command line" \
+			kexec_load
 		tap_passed && kexec=1
 	else
-		tap_deps_fail "the kernel install" "new kernel: no dpkg error" "new kernel: dkms status" \
-			"new kernel: modinfo -k" "new kernel: kexec -l"
+		tap_deps_fail "the kernel install" "new kernel: no dpkg error" \
+			"new kernel: dkms status" "new kernel: modinfo -k" "new kernel: kexec -l"
 	fi
 elif [ -f "$APEX_NEW_KERNEL_FILE" ]; then
 	tap_dep_fail "a new kernel gets the modules (dkms autoinstall)" "the install in stage1"

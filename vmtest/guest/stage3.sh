@@ -27,10 +27,12 @@ tap_diag "stage3 on $(uname -r), up $(cut -d' ' -f1 /proc/uptime) s"
 if [ -f "$APEX_STATE_DIR/kexec-kernel" ]; then
 	tap_phase "new kernel: checks after kexec"
 	k=$(cat "$APEX_STATE_DIR/kexec-kernel")
-	tap_check "new kernel: the guest runs $k after kexec" expect_eq "uname -r" "$(uname -r)" "$k"
+	tap_check "new kernel: the guest runs $k after kexec" \
+		expect_eq "uname -r" "$(uname -r)" "$k"
 	udevadm settle -t 60 >/dev/null 2>&1 || true
 	tap_check "new kernel: apex and gasket autoloaded at boot" wait_until 30 modules_loaded
-	tap_check -v "new kernel: the running modules are dkms's build for $k" running_modules_are_dkms_build
+	tap_check -v "new kernel: the running modules are dkms's build for $k" \
+		running_modules_are_dkms_build
 	tap_check "new kernel: $APEX_DEV exists, root:apex 0660" wait_until 30 node_ok
 	if tap_passed; then
 		tap_check -v "new kernel: tpuuser runs a test-engine round trip (apex-demo)" \
@@ -66,7 +68,8 @@ else
 	tap_dep_fail "apt-get purge -y apex-dkms" "the install in stage1"
 fi
 if tap_passed; then
-	tap_check "purge left no module, DKMS tree, udev rule, modprobe.d or sysusers file" purged_clean
+	tap_check "purge left no module, DKMS tree, udev rule, modprobe.d or sysusers file" \
+		purged_clean
 	tap_check "group apex stays after purge (system groups are not removed)" getent group apex
 else
 	tap_dep_fail "purge left nothing behind" "apt-get purge"

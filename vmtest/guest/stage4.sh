@@ -20,9 +20,11 @@ tap_check -v "booted after the purge: no failed systemd unit" no_failed_units
 udevadm settle -t 60 >/dev/null 2>&1 || true
 tap_check -v "lspci lists the chips, no driver in use" chips_without_driver
 tap_check "neither apex nor gasket loaded" bash -c '! module_loaded apex && ! module_loaded gasket'
-tap_check "modprobe apex finds no module" bash -c '! modprobe apex 2>/dev/null && ! module_loaded apex'
+tap_check "modprobe apex finds no module" \
+	bash -c '! modprobe apex 2>/dev/null && ! module_loaded apex'
 tap_check "no apex node or /dev/apex directory" \
 	bash -c 'left=$(compgen -G "/dev/apex*") || true; [ -z "$left" ] || fail "left: $left"'
-tap_check "the purge still left no module, DKMS tree, udev rule, modprobe.d or sysusers file" purged_clean
+tap_check "the purge still left no module, DKMS tree, udev rule, modprobe.d or sysusers file" \
+	purged_clean
 tap_check "dmesg: no WARNING, BUG, Oops, lockdep, UBSAN or Call Trace" dmesg_clean
 tap_end

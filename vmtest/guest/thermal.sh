@@ -40,7 +40,8 @@ sensors_shows() {
 	out=$(sensors 2>&1) || true
 	echo "$out"
 	grep -q '^apex-' <<<"$out" || fail "sensors lists no apex chip"
-	grep -Eq '^temp1: +\+(49\.[5-9]|50\.[0-4])' <<<"$out" || fail "sensors shows no temp1 of about +50 C"
+	grep -Eq '^temp1: +\+(49\.[5-9]|50\.[0-4])' <<<"$out" ||
+		fail "sensors shows no temp1 of about +50 C"
 }
 
 # throttle_to MILLIDEG CLKDIV: the driver settles on that divider.
@@ -183,8 +184,10 @@ export -f near temp_follows_chip hwmon_ok sensors_shows throttle_to stays alarms
 
 # run_thermal_checks: the whole sequence, as TAP lines.
 run_thermal_checks() {
+	local d
 	hold_device
-	tap_check "per-device temp_poll_interval=200 ms" bash -c "echo 200 >$APEX_SYSFS/temp_poll_interval"
+	tap_check "per-device temp_poll_interval=200 ms" \
+		bash -c "echo 200 >$APEX_SYSFS/temp_poll_interval"
 	tap_check "sysfs temp follows the chip's sensor" temp_follows_chip
 	tap_check "hwmon temp1: input, max/hyst/crit/emergency from the thresholds" hwmon_ok
 	tap_check -v "sensors prints the chip temperature" sensors_shows
@@ -195,14 +198,21 @@ run_thermal_checks() {
 	tap_check "94 C: stays at clk_div 3 (2 C hysteresis)" stays 94000 3
 	tap_check "91 C: back to clk_div 2" throttle_to 91000 2
 	tap_check "30 C: full speed again, hwmon alarms clear" unthrottled
-	tap_check "the driver logged the throttling" dmesg_logged throttle 'throttling, GCB clock divided by'
+	tap_check "the driver logged the throttling" \
+		dmesg_logged throttle 'throttling, GCB clock divided by'
 	tap_check -t 120 "ramp 80->100 C throttles to clk_div 3, ramp down restores 0" ramp_cycle
-	tap_check "module parameter trip_point0_temp=60000 at run time: 61 C throttles" param_trip_runtime
-	tap_check "per-device trip_point0_temp=55000 overrides the module parameter" device_trip_override
-	tap_check "trip points that do not ascend: one warning, built-in ones used" trips_not_ascending
-	tap_check "hw_temp_warn1: chip comparator set, crossing it raises interrupt 11, driver acknowledges" warn1_interrupt
-	tap_check "hw_temp_warn2: crossing it raises the shutdown alarm (interrupt 8), logged" warn2_interrupt
-	tap_check "bad thermal values: refused per device, clamped with a warning as module parameters" bad_thermal_values
+	tap_check "module parameter trip_point0_temp=60000 at run time: 61 C throttles" \
+		param_trip_runtime
+	tap_check "per-device trip_point0_temp=55000 overrides the module parameter" \
+		device_trip_override
+	tap_check "trip points that do not ascend: one warning, built-in ones used" \
+		trips_not_ascending
+	d="hw_temp_warn1: chip comparator set, crossing it raises interrupt 11,"
+	tap_check "$d driver acknowledges" warn1_interrupt
+	tap_check "hw_temp_warn2: crossing it raises the shutdown alarm (interrupt 8), logged" \
+		warn2_interrupt
+	d="bad thermal values: refused per device,"
+	tap_check "$d clamped with a warning as module parameters" bad_thermal_values
 	thermal_restore
 	release_device
 }

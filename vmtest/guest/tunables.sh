@@ -25,8 +25,10 @@ with_conf() {
 }
 
 modprobe_d_applied() {
-	with_conf 'options apex allow_power_save=0 allow_hw_clock_gating=0 trip_point0_temp=80000 temp_poll_interval=1000 hw_temp_warn1_en=1
+	local conf='options apex allow_power_save=0 allow_hw_clock_gating=0'
+	conf+=' trip_point0_temp=80000 temp_poll_interval=1000 hw_temp_warn1_en=1
 options gasket dma_bit_mask=40'
+	with_conf "$conf"
 	expect_eq allow_power_save "$(param apex allow_power_save)" 0
 	expect_eq allow_hw_clock_gating "$(param apex allow_hw_clock_gating)" 0
 	expect_eq trip_point0_temp "$(param apex trip_point0_temp)" 80000
@@ -91,15 +93,21 @@ export -f param with_conf modprobe_d_applied modprobe_d_chip modprobe_d_bad_valu
 
 # run_modprobe_d_checks: the whole sequence, as TAP lines.
 run_modprobe_d_checks() {
-	tap_check -t 120 "modprobe.d options reach /sys/module/apex and gasket parameters" modprobe_d_applied
+	local d
+	tap_check -t 120 "modprobe.d options reach /sys/module/apex and gasket parameters" \
+		modprobe_d_applied
 	if tap_passed; then
-		tap_check "modprobe.d options reach the chip: power save off, warn1 on, trip point in hwmon, hw gating off" modprobe_d_chip
-		tap_check -v "a test-engine round trip with dma_bit_mask=40" "$APEX_TESTS/apex-demo" "$APEX_DEV"
+		d="modprobe.d options reach the chip: power save off, warn1 on,"
+		tap_check "$d trip point in hwmon, hw gating off" modprobe_d_chip
+		tap_check -v "a test-engine round trip with dma_bit_mask=40" \
+			"$APEX_TESTS/apex-demo" "$APEX_DEV"
 	else
 		tap_dep_fail "modprobe.d options reach the chip" "modprobe.d reload"
 		tap_dep_fail "round trip with dma_bit_mask=40" "modprobe.d reload"
 	fi
-	tap_check -t 120 "modprobe.d bad values: modules load, defaults used, each warned about" modprobe_d_bad_values
-	tap_check -t 120 "modprobe.d bypass_top_level=1 + allow_sw_clock_gating=1: one warning naming both" modprobe_d_conflict
+	tap_check -t 120 "modprobe.d bad values: modules load, defaults used, each warned about" \
+		modprobe_d_bad_values
+	d="modprobe.d bypass_top_level=1 + allow_sw_clock_gating=1:"
+	tap_check -t 120 "$d one warning naming both" modprobe_d_conflict
 	tap_check -t 120 "without the modprobe.d file the defaults are back" modprobe_d_removed
 }

@@ -91,7 +91,8 @@ tail_pid=$!
 host_nice=${APEX_HOST_NICE:-6}
 run_step package-check nice -n "$host_nice" make --no-print-directory package-check
 run_step compile-matrix nice -n "$host_nice" make --no-print-directory compile-matrix
-run_step packaging-chroot nice -n "$host_nice" make --no-print-directory packaging-chroot PACKAGES_BUILT=1
+run_step packaging-chroot nice -n "$host_nice" make --no-print-directory packaging-chroot \
+	PACKAGES_BUILT=1
 
 guests_rc=0
 wait "$guests_pid" || guests_rc=$?

@@ -45,13 +45,14 @@ apex_build() {
 # guest's upgrade test.
 apex_upgrade_deb() {
 	"$apex_top/tests/build-deb.sh" --outdir "${1:-$apex_top/build/deb-upgrade}" \
-		--version "$(dpkg-parsechangelog -l "$apex_top/debian/changelog" -S Version)+upgradetest"
+		--version \
+		"$(dpkg-parsechangelog -l "$apex_top/debian/changelog" -S Version)+upgradetest"
 }
 
 # apex_need CMD PACKAGE: fail with the package that provides a missing command.
 apex_need() {
-	command -v "$1" >/dev/null 2>&1 ||
-		apex_die "'$1' not found: install it with 'apt-get install $2' (or run 'make host-deps')"
+	local how="install it with 'apt-get install $2' (or run 'make host-deps')"
+	command -v "$1" >/dev/null 2>&1 || apex_die "'$1' not found: $how"
 }
 
 # apex_mirror: the Debian archive URL, from APEX_MIRROR or the host's apt sources.
@@ -61,17 +62,20 @@ apex_mirror() {
 		return
 	fi
 	local url
+	# shellcheck disable=SC2016 # an awk program: its $ are awk's fields
+	local sel='$1 == "deb" && $3 !~ /security/ && $2 ~ /debian\/?$/ { print $2; exit }'
 	url=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
 		awk '$2 !~ /security/ && $1 ~ /debian\/?$/ { print $1; exit }')
 	if [ -z "$url" ]; then
 		url=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-			awk '$1 == "deb" && $3 !~ /security/ && $2 ~ /debian\/?$/ { print $2; exit }')
+			awk "$sel")
 	fi
 	if [ -z "$url" ]; then
 		url=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
 			awk '/^URIs:/ && $2 !~ /security/ && $2 ~ /debian\/?$/ { print $2; exit }')
 	fi
-	[ -n "$url" ] || apex_die "no Debian mirror in the host's apt configuration; set APEX_MIRROR=URL"
+	[ -n "$url" ] ||
+		apex_die "no Debian mirror in the host's apt configuration; set APEX_MIRROR=URL"
 	printf '%s\n' "${url%/}"
 }
 
@@ -120,7 +124,8 @@ apex_in_overlay() {
 	unshare --mount --propagation private bash -euc '
 		root=$1 ov=$2 n=$3
 		shift 3
-		mount -t overlay overlay -o "lowerdir=$root,upperdir=$ov/upper,workdir=$ov/work" "$ov/merged"
+		mount -t overlay overlay \
+			-o "lowerdir=$root,upperdir=$ov/upper,workdir=$ov/work" "$ov/merged"
 		mount --rbind /dev "$ov/merged/dev"
 		mount -t proc proc "$ov/merged/proc"
 		while [ "$n" -gt 0 ]; do

@@ -70,7 +70,8 @@ if compgen -G "/seed/pkgs/kernel/*.deb" >/dev/null; then
 fi
 ccache -s
 STEPS
-apex_in_overlay --bind "$store" /seed-store "$root" "$work" "$out" /seed chroot "$work/merged" /usr/bin/env -i \
+apex_in_overlay --bind "$store" /seed-store "$root" "$work" "$out" /seed \
+	chroot "$work/merged" /usr/bin/env -i \
 	HOME=/root LC_ALL=C PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
 	bash /seed/pkgs/steps.sh >"$out/seed.log" 2>&1 || {
 	tail -n 30 "$out/seed.log" >&2

@@ -105,8 +105,9 @@ status=0
 "$here/qemu/launch.sh" --run-dir "$run_dir" "${boot[@]}" \
 	--seed "$run_dir/seed.img" --test-disk "$run_dir/apextest.img" \
 	--devices "${APEX_DEVICES:-2}" --timeout "${APEX_TIMEOUT:-$timeout}" || status=$?
-[ "${APEX_KEEP:-0}" = 1 ] || rm -rf "$run_dir/overlay.qcow2" "$run_dir/seed.img" "$run_dir/apextest.img" \
-	"$run_dir/ccache/cache" "$run_dir/ccache/debs"
+[ "${APEX_KEEP:-0}" = 1 ] ||
+	rm -rf "$run_dir/overlay.qcow2" "$run_dir/seed.img" "$run_dir/apextest.img" \
+		"$run_dir/ccache/cache" "$run_dir/ccache/debs"
 
 [ "$kernel" != "?" ] || kernel=$(sed -n 's/^# apex-vmtest: stage1 start (kernel \(.*\))$/\1/p' \
 	"$run_dir/results.tap" | head -n 1)

@@ -45,7 +45,8 @@ pkgs=$apex_top/build/vmtest-matrix
 
 apex_build "$log" "matrix: building apexsim" make -C "$apex_top/vmtest/apexsim"
 apex_build "$log" "matrix: building the guest tests" make -C "$apex_top/vmtest/guest"
-apex_build "$log" "matrix: building the package" "$apex_top/tests/build-deb.sh" --outdir "$pkgs/deb"
+apex_build "$log" "matrix: building the package" "$apex_top/tests/build-deb.sh" \
+	--outdir "$pkgs/deb"
 apex_build "$log" "matrix: building the upgrade package" apex_upgrade_deb "$pkgs/deb-upgrade"
 
 # Longest first, by the seconds each suite's guest ran last time; suites
@@ -91,9 +92,11 @@ for s in "${order[@]}"; do
 	"$here/image/build-image.sh" "$s" >"${run_of[$s]}/image.log" 2>&1 &
 	image_pid[$s]=$!
 	[ "$s" != trixie ] ||
-		"$here/image/fetch-kernel.sh" trixie trixie-backports >"${run_of[$s]}/kernel.log" 2>&1 &
+		"$here/image/fetch-kernel.sh" trixie trixie-backports \
+			>"${run_of[$s]}/kernel.log" 2>&1 &
 done
-apex_stage "matrix: ${#order[@]} guests, $jobs at a time with $APEX_SMP vCPUs each, in this order: ${order[*]}"
+plan="$jobs at a time with $APEX_SMP vCPUs each"
+apex_stage "matrix: ${#order[@]} guests, $plan, in this order: ${order[*]}"
 
 # check_image SUITE: set image to building, ready or failed (not in a
 # $(subshell): only this shell can reap the build).
@@ -118,8 +121,9 @@ start_guest() {
 	local s=$1 prio=$guest_nice
 	[ "$s" != "${order[0]}" ] || prio=0
 	started_at[$s]=$(date +%s)
-	setsid nice -n "$prio" env APEX_PREBUILT=1 APEX_RUN_DIR="${run_of[$s]}" APEX_DEBS="$pkgs/deb" \
-		APEX_UPGRADE_DEBS="$pkgs/deb-upgrade" apex_t0="${started_at[$s]}" \
+	setsid nice -n "$prio" env APEX_PREBUILT=1 APEX_RUN_DIR="${run_of[$s]}" \
+		APEX_DEBS="$pkgs/deb" APEX_UPGRADE_DEBS="$pkgs/deb-upgrade" \
+		apex_t0="${started_at[$s]}" \
 		"$here/run-suite.sh" "$s" >"${run_of[$s]}/run.log" 2>&1 &
 	lane_pid[$s]=$!
 	lanes+=("$s")
@@ -151,7 +155,8 @@ finish_guest() {
 report_events() {
 	local s ev
 	for s in "${!image_pid[@]}"; do
-		ev=$(tail -n 1 "${run_of[$s]}/image.log" 2>/dev/null | sed 's/^\[ *[0-9]*s\] //') || continue
+		ev=$(tail -n 1 "${run_of[$s]}/image.log" 2>/dev/null |
+			sed 's/^\[ *[0-9]*s\] //') || continue
 		[ -n "$ev" ] && [ "$ev" != "${last_event[$s]:-}" ] || continue
 		last_event[$s]=$ev
 		apex_stage "image: $ev"
@@ -167,14 +172,19 @@ report_events() {
 while [ ${#pending[@]} -gt 0 ] || [ ${#lanes[@]} -gt 0 ]; do
 	still=()
 	for s in "${lanes[@]}"; do
-		if kill -0 "${lane_pid[$s]}" 2>/dev/null; then still+=("$s"); else finish_guest "$s"; fi
+		if kill -0 "${lane_pid[$s]}" 2>/dev/null; then
+			still+=("$s")
+		else
+			finish_guest "$s"
+		fi
 	done
 	lanes=("${still[@]}")
 	waiting=()
 	for s in "${pending[@]}"; do
 		check_image "$s"
 		if [ "$image" = failed ]; then
-			apex_stage "$s: no image, counted as one failure (log: ${run_of[$s]}/image.log)"
+			why="counted as one failure (log: ${run_of[$s]}/image.log)"
+			apex_stage "$s: no image, $why"
 			tail -n 10 "${run_of[$s]}/image.log" >&2 || true
 			echo "$s ? ? 0 1 0" >"${run_of[$s]}/summary"
 			started_at[$s]=$(date +%s)

@@ -69,13 +69,29 @@ if apt_get update >/pkgs/install.log 2>&1 && apt_get install apex-dkms >>/pkgs/i
 	[ "$(dpkg-query -W -f='${Version}' apex-dkms)" = "$V" ]; then
 	pass "apt install apex-dkms ($V) from the flat repository"
 else
-	fail "apt install apex-dkms ($V) from the flat repository" "$(tail -n 30 /pkgs/install.log)"
+	fail "apt install apex-dkms ($V) from the flat repository" \
+		"$(tail -n 30 /pkgs/install.log)"
 fi
 gid=$(getent group apex | cut -d: -f3)
-if [ -n "$gid" ] && [ "$gid" -lt 1000 ]; then pass "system group apex ($gid)"; else fail "system group apex" "gid '$gid'"; fi
-if dk_installed "$V"; then pass "dkms: installed for $K"; else fail "dkms: installed for $K" "$(dkms status -m apex; cat /var/lib/dkms/apex/$V/build/make.log 2>/dev/null | tail -n 20)"; fi
-n=$(ls /lib/modules/"$K"/updates/dkms/gasket.ko* /lib/modules/"$K"/updates/dkms/apex.ko* 2>/dev/null | wc -l)
-if [ "$n" = 2 ]; then pass "gasket.ko and apex.ko in updates/dkms"; else fail "gasket.ko and apex.ko in updates/dkms" "$n files"; fi
+if [ -n "$gid" ] && [ "$gid" -lt 1000 ]; then
+	pass "system group apex ($gid)"
+else
+	fail "system group apex" "gid '$gid'"
+fi
+if dk_installed "$V"; then
+	pass "dkms: installed for $K"
+else
+	fail "dkms: installed for $K" \
+		"$(dkms status -m apex; cat /var/lib/dkms/apex/$V/build/make.log 2>/dev/null |
+			tail -n 20)"
+fi
+n=$(ls /lib/modules/"$K"/updates/dkms/gasket.ko* \
+	/lib/modules/"$K"/updates/dkms/apex.ko* 2>/dev/null | wc -l)
+if [ "$n" = 2 ]; then
+	pass "gasket.ko and apex.ko in updates/dkms"
+else
+	fail "gasket.ko and apex.ko in updates/dkms" "$n files"
+fi
 # A kernel installed later: apt runs the kernel's postinst hook, which runs
 # dkms autoinstall for it. Recreate that state for K (apex added to dkms,
 # not built for K; removing the last kernel drops the version, so re-add it)
@@ -86,7 +102,8 @@ if /etc/kernel/postinst.d/dkms "$K" >/pkgs/hook.log 2>&1 && dk_installed "$V" &&
 	ls /lib/modules/"$K"/updates/dkms/apex.ko* >/dev/null 2>&1; then
 	pass "new kernel: /etc/kernel/postinst.d/dkms builds and installs apex"
 else
-	fail "new kernel: /etc/kernel/postinst.d/dkms builds and installs apex" "$(tail -n 20 /pkgs/hook.log)"
+	fail "new kernel: /etc/kernel/postinst.d/dkms builds and installs apex" \
+		"$(tail -n 20 /pkgs/hook.log)"
 fi
 # udev's own parser (systemd >= 254); older udevadm has no verify, no check.
 if udevadm verify --help >/dev/null 2>&1; then
@@ -96,7 +113,11 @@ if udevadm verify --help >/dev/null 2>&1; then
 		fail "udevadm verify 60-apex.rules" "$out"
 	fi
 fi
-if modinfo -k "$K" -F alias apex 2>/dev/null | grep -qi 'pci:v00001AC1d0000089A'; then pass "modinfo: PCI alias 1ac1:089a"; else fail "modinfo: PCI alias 1ac1:089a" "$(modinfo -k "$K" apex 2>&1 | head -n 5)"; fi
+if modinfo -k "$K" -F alias apex 2>/dev/null | grep -qi 'pci:v00001AC1d0000089A'; then
+	pass "modinfo: PCI alias 1ac1:089a"
+else
+	fail "modinfo: PCI alias 1ac1:089a" "$(modinfo -k "$K" apex 2>&1 | head -n 5)"
+fi
 
 # A kernel without PCI support: the root's headers with CONFIG_PCI off.
 nopci=/lib/modules/9.9.9-nopci/build
@@ -107,11 +128,13 @@ rm "$nopci/.config"
 sed 's/^CONFIG_PCI=y/# CONFIG_PCI is not set/' "$B/.config" >"$nopci/.config"
 if dkms build -m apex -v "$V" -k 9.9.9-nopci >/pkgs/nopci.log 2>&1; then
 	fail "no CONFIG_PCI: the build fails with that message" "dkms build succeeded"
-elif grep -q 'built without PCI support (CONFIG_PCI)' "/var/lib/dkms/apex/$V/build/make.log" 2>/dev/null; then
+elif grep -q 'built without PCI support (CONFIG_PCI)' \
+	"/var/lib/dkms/apex/$V/build/make.log" 2>/dev/null; then
 	pass "no CONFIG_PCI: the build fails with that message"
 else
 	fail "no CONFIG_PCI: the build fails with that message" \
-		"$(tail -n 8 /pkgs/nopci.log; tail -n 8 "/var/lib/dkms/apex/$V/build/make.log" 2>&1)"
+		"$(tail -n 8 /pkgs/nopci.log; \
+			tail -n 8 "/var/lib/dkms/apex/$V/build/make.log" 2>&1)"
 fi
 dkms remove -m apex -v "$V" -k 9.9.9-nopci >/dev/null 2>&1
 rm -rf /lib/modules/9.9.9-nopci
@@ -121,13 +144,19 @@ if apt_get install "/pkgs/apex-dkms_${UV}_all.deb" >/pkgs/upgrade.log 2>&1; then
 else
 	fail "apt upgrade to $UV" "$(tail -n 30 /pkgs/upgrade.log)"
 fi
-if dk_installed "$UV" && [ -z "$(dkms status -m apex -v "$V")" ] && [ ! -e "/usr/src/apex-$V" ]; then
+if dk_installed "$UV" && [ -z "$(dkms status -m apex -v "$V")" ] &&
+	[ ! -e "/usr/src/apex-$V" ]; then
 	pass "upgrade: only $UV registered and installed"
 else
-	fail "upgrade: only $UV registered and installed" "$(dkms status -m apex; ls -d /usr/src/apex-*)"
+	fail "upgrade: only $UV registered and installed" \
+		"$(dkms status -m apex; ls -d /usr/src/apex-*)"
 fi
 
-if apt_get purge apex-dkms >/pkgs/purge.log 2>&1; then pass "apt purge"; else fail "apt purge" "$(tail -n 30 /pkgs/purge.log)"; fi
+if apt_get purge apex-dkms >/pkgs/purge.log 2>&1; then
+	pass "apt purge"
+else
+	fail "apt purge" "$(tail -n 30 /pkgs/purge.log)"
+fi
 left=$(ls -d /usr/src/apex-* /var/lib/dkms/apex /lib/modules/*/updates/dkms/apex.ko* \
 	/lib/modules/*/updates/dkms/gasket.ko* /lib/udev/rules.d/60-apex.rules \
 	/lib/modprobe.d/apex.conf /usr/lib/sysusers.d/apex-dkms.conf 2>/dev/null)
@@ -145,12 +174,15 @@ set -u
 m=$1 V=$2 UV=$3 pkgs=$4
 pass() { echo "ok $1"; }
 fail() { echo "not ok $1: $2"; }
-in_root() { chroot "$m" /usr/bin/env -i LC_ALL=C HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
+in_root() {
+	chroot "$m" /usr/bin/env -i LC_ALL=C HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"
+}
 # Debian's rpm warns on every call that dpkg owns the system; drop that.
 rpm() {
 	local o rc=0
 	o=$(command rpm "$@" 2>&1) || rc=$?
-	[ -z "$o" ] || grep -v 'use Alien instead\|assuming you know what you are doing' <<<"$o" || true
+	[ -z "$o" ] ||
+		grep -v 'use Alien instead\|assuming you know what you are doing' <<<"$o" || true
 	return $rc
 }
 registered() { [ -n "$(in_root dkms status -m apex -v "$1")" ]; }
@@ -176,10 +208,15 @@ else
 fi
 left=
 if out=$(rpm --root="$m" -e apex-dkms 2>&1); then
-	left=$(cd "$m" && ls -d usr/src/apex-* var/lib/dkms/apex usr/lib/udev/rules.d/60-apex.rules \
-		usr/lib/modprobe.d/apex.conf usr/lib/sysusers.d/apex-dkms.conf 2>/dev/null)
+	left=$(cd "$m" && ls -d usr/src/apex-* var/lib/dkms/apex \
+		usr/lib/udev/rules.d/60-apex.rules usr/lib/modprobe.d/apex.conf \
+		usr/lib/sysusers.d/apex-dkms.conf 2>/dev/null)
 fi
-if [ -z "$left" ] && ! registered "$UV"; then pass "rpm -e leaves nothing"; else fail "rpm -e leaves nothing" "$out $left"; fi
+if [ -z "$left" ] && ! registered "$UV"; then
+	pass "rpm -e leaves nothing"
+else
+	fail "rpm -e leaves nothing" "$out $left"
+fi
 EOF
 
 # tally SUITE WHAT LAST OUT: count the "ok"/"not ok" lines of OUT, the
@@ -230,8 +267,8 @@ for suite in "${suites[@]}"; do
 		continue
 	fi
 	apex_stage "$suite: the RPM's scriptlets with this suite's dkms"
-	out=$(apex_in_overlay "$root" "$ov" "$work/pkgs" /pkgs bash "$work/rpm-checks.sh" "$ov/merged" \
-		"$version" "$upversion" "$work/pkgs" 2>&1) || true
+	out=$(apex_in_overlay "$root" "$ov" "$work/pkgs" /pkgs bash "$work/rpm-checks.sh" \
+		"$ov/merged" "$version" "$upversion" "$work/pkgs" 2>&1) || true
 	tally "$suite" "RPM checks" "rpm -e leaves nothing" "$out"
 	rm -rf --one-file-system "$ov"
 done

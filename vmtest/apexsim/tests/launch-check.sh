@@ -76,49 +76,71 @@ FAKE_TAP='# apex-vmtest: stage2 start\n# apex-vmtest: request kill-apexsim 0\n' 
 	FAKE_VICTIM=1 FAKE_SIGNAL=SEGV launch killed &
 FAKE_TAP='# apex-vmtest: request kill-apexsim 7\n' launch nochip &
 FAKE_TAP='# apex-vmtest: stage2 start\nok 1 - x\n' launch clean &
-FAKE_TAP='# apex-vmtest: stage3 start\n# apex-vmtest: request kill-apexsim 1\n# apex-vmtest: request power-cycle\n' \
+cycle='# apex-vmtest: request power-cycle\n'
+FAKE_TAP='# apex-vmtest: stage3 start\n# apex-vmtest: request kill-apexsim 1\n'"$cycle" \
 	FAKE_TAP_NEXT='# apex-vmtest: stage4 start\nok 1 - y\n' launch cycled &
 # The request is written and QEMU exits at once: no poll sees it running.
 FAKE_TAP='# apex-vmtest: stage3 start\n# apex-vmtest: request power-cycle\n' \
 	FAKE_TAP_NEXT='# apex-vmtest: stage4 start\nok 1 - y\n' FAKE_SLEEP=0 launch instant &
 wait
 
-result "$(cat "$work/killed.rc")" "launch.sh: the guest powered off (fake QEMU exit 0)" "$(cat "$work/killed.launch")"
+result "$(cat "$work/killed.rc")" "launch.sh: the guest powered off (fake QEMU exit 0)" \
+	"$(cat "$work/killed.launch")"
 result "$(grep -q 'apexsim 0 killed as the guest asked: signal:KILL' "$work/killed.launch" &&
 	echo 0 || echo 1)" \
 	"launch.sh: reports the kill it carried out" "$(cat "$work/killed.launch")"
-result "$([ "$(sort "$work/killed/apexsim.status")" = "$(printf '0 signal:KILL signal:KILL\n1 signal:SEGV exit:0')" ] && echo 0 || echo 1)" \
-	"launch.sh: apexsim.status has the requested kill and the crash" "$(cat "$work/killed/apexsim.status")"
-result "$(has killed '^  PASS host +apexsim 0 killed with SIGKILL as the guest asked$' && echo 0 || echo 1)" \
+result "$([ "$(sort "$work/killed/apexsim.status")" = \
+	"$(printf '0 signal:KILL signal:KILL\n1 signal:SEGV exit:0')" ] && echo 0 || echo 1)" \
+	"launch.sh: apexsim.status has the requested kill and the crash" \
+	"$(cat "$work/killed/apexsim.status")"
+result "$(has killed '^  PASS host +apexsim 0 killed with SIGKILL as the guest asked$' &&
+	echo 0 || echo 1)" \
 	"check-run.sh: the requested kill passes" "$(cat "$work/killed.checks")"
-result "$(has killed '^  FAIL host +apexsim 1 ended with exit:0 # it ended with signal:SEGV' && echo 0 || echo 1)" \
+result "$(has killed '^  FAIL host +apexsim 1 ended with exit:0 # it ended with signal:SEGV' &&
+	echo 0 || echo 1)" \
 	"check-run.sh: a crash nobody asked for fails" "$(cat "$work/killed.checks")"
 
-result "$(has nochip '^  FAIL host +apexsim 7 killed with SIGKILL as the guest asked # it ended with none' && echo 0 || echo 1)" \
-	"check-run.sh: a kill asked for a chip that does not exist fails" "$(cat "$work/nochip.checks")"
+result "$(has nochip \
+	'^  FAIL host +apexsim 7 killed with SIGKILL as the guest asked # it ended with none' &&
+	echo 0 || echo 1)" \
+	"check-run.sh: a kill asked for a chip that does not exist fails" \
+	"$(cat "$work/nochip.checks")"
 
-result "$([ "$(sort "$work/clean/apexsim.status")" = "$(printf '0 exit:0 exit:0\n1 exit:0 exit:0')" ] && echo 0 || echo 1)" \
-	"launch.sh: without requests every apexsim ends with status 0" "$(cat "$work/clean/apexsim.status")"
+result "$([ "$(sort "$work/clean/apexsim.status")" = \
+	"$(printf '0 exit:0 exit:0\n1 exit:0 exit:0')" ] && echo 0 || echo 1)" \
+	"launch.sh: without requests every apexsim ends with status 0" \
+	"$(cat "$work/clean/apexsim.status")"
 result "$(has clean 'FAIL host +apexsim' && echo 1 || echo 0)" \
-	"check-run.sh: no apexsim failure without a crash or a request" "$(cat "$work/clean.checks")"
+	"check-run.sh: no apexsim failure without a crash or a request" \
+	"$(cat "$work/clean.checks")"
 
-result "$(cat "$work/cycled.rc")" "launch.sh: power cycle: the guest powered off in the end" "$(cat "$work/cycled.launch")"
+result "$(cat "$work/cycled.rc")" "launch.sh: power cycle: the guest powered off in the end" \
+	"$(cat "$work/cycled.launch")"
 result "$([ "$(grep -c 'guest booting\|on again with fresh chips' "$work/cycled.launch")" = 2 ] &&
-	[ "$(grep -c 'apex-vmtest: stage[34] start' "$work/cycled/results.tap")" = 2 ] && echo 0 || echo 1)" \
+	[ "$(grep -c 'apex-vmtest: stage[34] start' "$work/cycled/results.tap")" = 2 ] &&
+	echo 0 || echo 1)" \
 	"launch.sh: power cycle: QEMU boots twice, the results file goes on" \
 	"$(cat "$work/cycled.launch" "$work/cycled/results.tap")"
-result "$([ "$(cat "$work/cycled/apexsim.status")" = "$(printf '1 signal:KILL signal:KILL\n0 exit:0 exit:0\n0 exit:0 exit:0\n1 exit:0 exit:0')" ] && echo 0 || echo 1)" \
-	"launch.sh: power cycle: fresh apexsims, each generation's end recorded" "$(cat "$work/cycled/apexsim.status")"
+result "$([ "$(cat "$work/cycled/apexsim.status")" = \
+	"$(printf \
+		'1 signal:KILL signal:KILL\n0 exit:0 exit:0\n0 exit:0 exit:0\n1 exit:0 exit:0')" \
+	] && echo 0 || echo 1)" \
+	"launch.sh: power cycle: fresh apexsims, each generation's end recorded" \
+	"$(cat "$work/cycled/apexsim.status")"
 
-result "$(cat "$work/instant.rc")" "launch.sh: request and power-off at once: the guest powered off in the end" \
+at_once='launch.sh: request and power-off at once:'
+result "$(cat "$work/instant.rc")" "$at_once the guest powered off in the end" \
 	"$(cat "$work/instant.launch")"
 result "$([ "$(grep -c 'guest booting\|on again with fresh chips' "$work/instant.launch")" = 2 ] &&
-	[ "$(grep -c 'apex-vmtest: stage[34] start' "$work/instant/results.tap")" = 2 ] && echo 0 || echo 1)" \
-	"launch.sh: request and power-off at once: the request is read after QEMU's exit, QEMU boots again" \
+	[ "$(grep -c 'apex-vmtest: stage[34] start' "$work/instant/results.tap")" = 2 ] &&
+	echo 0 || echo 1)" \
+	"$at_once the request is read after QEMU's exit, QEMU boots again" \
 	"$(cat "$work/instant.launch" "$work/instant/results.tap")"
-result "$(awk '$2 == "qemu" && $3 == "start" { s++ } $2 == "stage4" { f = (s == 2) } END { exit !f }' \
+result "$(awk \
+	'$2 == "qemu" && $3 == "start" { s++ } $2 == "stage4" { f = (s == 2) } END { exit !f }' \
 	"$work/instant/timeline" && echo 0 || echo 1)" \
-	"launch.sh: the timeline has both boots and the guest's lines in order" "$(cat "$work/instant/timeline")"
+	"launch.sh: the timeline has both boots and the guest's lines in order" \
+	"$(cat "$work/instant/timeline")"
 
 rm -f "$work/clean/apexsim.status"
 "$vmtest/check-run.sh" "$work/clean" 0 >"$work/clean.checks" 2>&1 || true

@@ -69,8 +69,8 @@ fi
 timeline image
 disk_opts=(--upgrade "$upgrade_debs")
 [[ " ${APEX_DOCTOR_SUITES-bullseye bookworm} " != *" $suite "* ]] || disk_opts+=(--doctor-states)
-# In make check a guest runs niced beside two others and the host steps
-# (vmtest/run-matrix.sh): up to 1520 s there, and trixie's 2542 s.
+# In make check a guest ran up to 2101 s (trixie's, two at a time) and
+# 2542 s with three at a time (vmtest/run-matrix.sh).
 timeout=3600
 if [ "$suite" = trixie ] && [ -z "$cloud_image" ]; then
 	kernel_debs=$("$here/image/fetch-kernel.sh" trixie trixie-backports 2>>"$log") ||

@@ -29,22 +29,24 @@ apex_need unshare util-linux
 work=$(mktemp -d /tmp/apex-compile-matrix.XXXXXX)
 trap 'rm -rf --one-file-system "$work"' EXIT
 
-# in_root ROOT LOG CMD: run CMD (sh) as root in ROOT, inside a private mount
-# namespace so every mount vanishes with it. ROOT stays read-only (the image
-# builder uses the same roots); the copy of the source is at /tmp/apex/src.
+# in_root ROOT LOG TREE CMD: run CMD (sh) as root in a throwaway overlay of
+# ROOT (the image builder uses the same roots), in TREE, which is at
+# /tmp/apex. Compiles go through the root's compile cache (apex_compile_store;
+# ccache from $ccache_debs, the suite's packages): the same compiler, headers
+# and source give the same objects and the same warnings, which ccache replays.
+mkdir "$work/lib"
+cp "$apex_top/vmtest/lib/chroot-ccache.sh" "$work/lib/"
 in_root() {
-	unshare --mount --propagation private bash -euc '
-		root=$1 tree=$2 cmd=$3
-		mount --bind "$root" "$root"
-		mount -o remount,bind,ro "$root"
-		mount --rbind /dev "$root/dev"
-		mount -t proc proc "$root/proc"
-		mount -t tmpfs tmpfs "$root/tmp"
-		mkdir "$root/tmp/apex"
-		mount --bind "$tree" "$root/tmp/apex"
-		exec chroot "$root" /usr/bin/env -i LC_ALL=C HOME=/tmp \
-			PATH=/usr/sbin:/usr/bin:/sbin:/bin sh -c "cd /tmp/apex && $cmd"
-	' in_root "$1" "$3" "$4" >"$2" 2>&1
+	local rc=0
+	apex_in_overlay --bind "$ccache_debs" /ccache-debs --bind "$work/lib" /tmp/lib \
+		--bind "$(apex_compile_store "$1")" /ccache-store \
+		"$1" "$work/overlay" "$3" /tmp/apex chroot "$work/overlay/merged" \
+		/usr/bin/env -i LC_ALL=C HOME=/tmp PATH=/usr/sbin:/usr/bin:/sbin:/bin sh -c '
+			ccache_debs=/ccache-debs CCACHE_DIR=/ccache-store
+			. /tmp/lib/chroot-ccache.sh
+			cd /tmp/apex && eval "$1"' in_root "$4" >"$2" 2>&1 || rc=$?
+	rm -rf --one-file-system "$work/overlay"
+	return "$rc"
 }
 
 # fresh_tree SUITE: a clean copy of the module source (no build outputs).
@@ -101,6 +103,11 @@ for suite in "${suites[@]}"; do
 	if ! root=$("$apex_top/vmtest/mkroot" "$suite"); then
 		record "$suite" - - FAIL - - 0
 		details+=("$suite: no root (vmtest/mkroot $suite failed)")
+		continue
+	fi
+	if ! ccache_debs=$("$apex_top/vmtest/image/fetch-ccache.sh" "$suite"); then
+		record "$suite" - - FAIL - - 0
+		details+=("$suite: no ccache packages (vmtest/image/fetch-ccache.sh $suite failed)")
 		continue
 	fi
 	kver=$(ls "$root/lib/modules" | sort -V | tail -n 1)

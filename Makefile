@@ -7,7 +7,7 @@ SUITE  ?= bookworm
 SUITES ?= bullseye bookworm trixie trixie-backports forky
 # Guest suites of vmtest-matrix (and so of make check): the same releases.
 # run-matrix.sh runs the ones that took longest last time first, and
-# APEX_JOBS of them at a time (default 2); never timed, they keep this
+# APEX_JOBS of them at a time (default 3); never timed, they keep this
 # order: trixie, which also installs and boots a second kernel, first.
 VM_SUITES ?= trixie $(filter-out trixie,$(SUITES))
 

@@ -13,25 +13,23 @@
 # passed, failed, seconds queued (waiting for image and slot), seconds run.
 #
 # Environment:
-#   APEX_JOBS   guests at once (default 2)
-#   APEX_GUEST_NICE  nice level of every guest but the longest (default 0)
+#   APEX_JOBS   guests at once (default 3)
+#   APEX_GUEST_NICE  nice level of every guest but the longest (default 3)
 #   APEX_SMP    vCPUs per guest (default: the host's cores / APEX_JOBS, 1 to 4)
 # Measured on 2 cores (vmtest/qemu/README.md): three guests at once, all
-# niced (3) but the longest, took make check from 3265 s to 2702 s once;
-# in the next run a niced guest's vCPU was starved while its kernel
-# calibrated the TSC on a reboot ("PIT calibration deviates from HPET:
-# 32388 2096039", 32 MHz detected), its clock ran 65 times too fast and it
-# hung in soft lockups. Until the guests' clock is made robust to that, two
-# guests at the same priority is the default; the knobs stay for trying.
+# niced but the longest, so that they fill the cores while the longest waits
+# (driver timeouts, reboots, its kexec), took make check from 3265 s to
+# 2702 s. A starved guest once got its TSC rate wrong and hung; the guests
+# are now told the rate (vmtest/qemu/launch.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib/common.sh"
 export apex_t0
 
 [ $# -gt 0 ] || set -- bullseye bookworm trixie trixie-backports forky
-jobs=${APEX_JOBS:-2}
+jobs=${APEX_JOBS:-3}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || apex_die "APEX_JOBS must be a positive number, not '$jobs'"
-guest_nice=${APEX_GUEST_NICE:-0}
+guest_nice=${APEX_GUEST_NICE:-3}
 [[ $guest_nice =~ ^[0-9]+$ ]] && [ "$guest_nice" -le 19 ] ||
 	apex_die "APEX_GUEST_NICE must be a number from 0 to 19, not '$guest_nice'"
 smp=$(($(nproc) / jobs))

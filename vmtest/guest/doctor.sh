@@ -7,9 +7,8 @@
 # run_doctor_checks runs in stage3 before the removal checks, with both
 # chips alive; run_doctor_gone_checks after them, when the chips are
 # dead, and takes them off the bus.
-# The states the guest cannot reach cheaply (a failed DKMS build, another
-# kernel, Secure Boot) are checked on fake machines on the host
-# (tests/doctor-check.sh).
+# The states the guest cannot reach cheaply (another kernel, Secure Boot)
+# are checked on fake machines on the host (tests/doctor-check.sh).
 
 export APEX_DOCTOR=/usr/bin/apex-doctor
 # The output of the last doctor run, for the checks' messages.
@@ -56,6 +55,45 @@ doctor_no_headers() {
 	doctor_says 0 "${re}Fix: sudo apt install linux-headers-$k" \
 		as_user tpuuser "$APEX_DOCTOR" || rc=1
 	mv "$b.apex-doctor-test" "$b"
+	return $rc
+}
+
+# A build that fails: the running kernel's build removed and the source
+# given a compile error, so dkms build fails; the doctor must name the
+# failure and the log's first compiler error. Its fix (fix the source, dkms
+# autoinstall) is a whole build under TCG, so the dkms tree and the modules
+# are put back from a copy instead; doctor_not_loaded, next, loads them.
+doctor_build_failed() {
+	local k v f keep mods re rc=0
+	set +e # undo the state whatever fails
+	k=$(uname -r) v=$(pkg_version)
+	f=/usr/src/apex-$v/gasket_core.c mods=/lib/modules/$k/updates/dkms
+	keep=/var/tmp/apex-doctor-build
+	if [ ! -f "$f" ] || [ ! -d "$mods" ]; then
+		fail "no $f or $mods before the test"
+		return 1
+	fi
+	rm -rf "$keep" && mkdir "$keep" && cp -p "$f" "$keep/" &&
+		cp -a /var/lib/dkms/apex "$keep/dkms" && cp -a "$mods" "$keep/modules" ||
+		{ fail "saving the dkms tree failed"; return 1; }
+	dkms remove -m apex -v "$v" -k "$k" >"$keep/dkms.out" 2>&1
+	# dkms 3 drops a module version with its last kernel.
+	dkms status -m apex -v "$v" | grep -q . || dkms add -m apex -v "$v" >>"$keep/dkms.out" 2>&1
+	echo '#error apex-doctor test: a build error' >>"$f"
+	if with_compile_cache dkms build -m apex -v "$v" -k "$k" >>"$keep/dkms.out" 2>&1; then
+		fail "dkms build succeeded with an #error in the source"
+		rc=1
+	fi
+	re="^dkms +FAIL: the build of apex for $(re_escape "$k") failed; first error in "
+	doctor_says 1 "$re[^ ]*make\.log: .*#error apex-doctor test: a build error" \
+		as_user tpuuser "$APEX_DOCTOR" || { cat "$keep/dkms.out"; rc=1; }
+	cp -p "$keep/gasket_core.c" "$f"
+	rm -rf /var/lib/dkms/apex "$mods"
+	cp -a "$keep/dkms" /var/lib/dkms/apex && cp -a "$keep/modules" "$mods" && depmod -a "$k" ||
+		{ fail "restoring the dkms tree failed"; rc=1; }
+	status_says_installed "$(dkms status -m apex -v "$v" -k "$k" 2>&1)" "$v" "$k" ||
+		{ fail "dkms status after restoring: $(dkms status -m apex 2>&1)"; rc=1; }
+	rm -rf "$keep"
 	return $rc
 }
 
@@ -229,6 +267,8 @@ run_doctor_checks() {
 	fi
 	d="apex-doctor, headers removed: WARNING with apt install linux-headers, exit 0"
 	tap_check -t 120 "$d" doctor_no_headers
+	d="apex-doctor, a DKMS build that fails: FAIL with its first compiler error, exit 1"
+	tap_check -t 300 "$d" doctor_build_failed
 	tap_check -t 120 "apex-doctor, module not loaded: FAIL with modprobe apex, exit 1" \
 		doctor_not_loaded
 	d="apex-doctor, chip bound to pci-stub: FAIL, exit 1; its fix rebinds apex"

@@ -246,10 +246,9 @@ doctor_no_chip() {
 		as_user tpuuser "$APEX_DOCTOR" --json
 }
 
-export -f doctor_says as_user doctor_healthy doctor_no_headers doctor_not_loaded \
-	doctor_other_driver doctor_not_member doctor_not_in_login doctor_node_mode doctor_memlock \
-	doctor_dead \
-	doctor_dead_chips doctor_no_chip
+export -f doctor_says as_user doctor_healthy doctor_no_headers doctor_build_failed \
+	doctor_not_loaded doctor_other_driver doctor_not_member doctor_not_in_login \
+	doctor_node_mode doctor_memlock doctor_dead doctor_dead_chips doctor_no_chip
 
 # run_doctor_checks: the states that are undone, as TAP lines (chips alive).
 run_doctor_checks() {

@@ -78,7 +78,8 @@ doctor_build_failed() {
 		{ fail "saving the dkms tree failed"; return 1; }
 	dkms remove -m apex -v "$v" -k "$k" >"$keep/dkms.out" 2>&1
 	# dkms 3 drops a module version with its last kernel.
-	dkms status -m apex -v "$v" | grep -q . || dkms add -m apex -v "$v" >>"$keep/dkms.out" 2>&1
+	dkms status -m apex -v "$v" 2>/dev/null | grep -q . ||
+		dkms add -m apex -v "$v" >>"$keep/dkms.out" 2>&1
 	echo '#error apex-doctor test: a build error' >>"$f"
 	if with_compile_cache dkms build -m apex -v "$v" -k "$k" >>"$keep/dkms.out" 2>&1; then
 		fail "dkms build succeeded with an #error in the source"
@@ -89,7 +90,9 @@ doctor_build_failed() {
 		as_user tpuuser "$APEX_DOCTOR" || { cat "$keep/dkms.out"; rc=1; }
 	cp -p "$keep/gasket_core.c" "$f"
 	rm -rf /var/lib/dkms/apex "$mods"
-	cp -a "$keep/dkms" /var/lib/dkms/apex && cp -a "$keep/modules" "$mods" && depmod -a "$k" ||
+	# dkms remove took the emptied updates/ directory with it.
+	mkdir -p "${mods%/*}" && cp -a "$keep/dkms" /var/lib/dkms/apex &&
+		cp -a "$keep/modules" "$mods" && depmod -a "$k" ||
 		{ fail "restoring the dkms tree failed"; rc=1; }
 	status_says_installed "$(dkms status -m apex -v "$v" -k "$k" 2>&1)" "$v" "$k" ||
 		{ fail "dkms status after restoring: $(dkms status -m apex 2>&1)"; rc=1; }

@@ -100,19 +100,30 @@ static u64 apex_session_read(struct apex_dev *adev, u32 off, bool wide)
  * Poll a 32- or 64-bit (@wide) register until a bit of @mask is set
  * (@set) or all of them are clear (!@set); log "@what within N ms" if the
  * chip does not get there in time.
+ *
+ * A read of all ones is what a chip that has left the bus returns (a
+ * surprise removal, a dead link), and no register polled here ever holds
+ * that value. Stop at once with -ENODEV then, instead of reading a dead
+ * chip for the whole timeout.
  */
 static int apex_session_wait(struct apex_dev *adev, u32 off, bool wide,
 			     u64 mask, bool set, const char *what)
 {
+	u64 all_ones = wide ? U64_MAX : U32_MAX;
 	u64 val;
 	int ret = read_poll_timeout(apex_session_read, val,
-				    !!(val & mask) == set, APEX_RESET_POLL_US,
-				    APEX_RESET_TIMEOUT_US, false, adev, off,
-				    wide);
+				    val == all_ones || !!(val & mask) == set,
+				    APEX_RESET_POLL_US, APEX_RESET_TIMEOUT_US,
+				    false, adev, off, wide);
 
-	if (ret)
+	if (ret) {
 		dev_err(&adev->pdev->dev, "%s within %u ms\n", what,
 			APEX_RESET_TIMEOUT_MS);
+	} else if (val == all_ones) {
+		dev_err(&adev->pdev->dev,
+			"%s: the chip does not answer (reads all ones)\n", what);
+		ret = -ENODEV;
+	}
 	return ret;
 }
 
@@ -263,7 +274,7 @@ void apex_session_init(struct apex_dev *adev)
  * Brings the GCB out of reset and waits for the chip to report its page
  * table and MSI-X table initialised, which gasket_enable_device() needs.
  *
- * Return: 0 or -ETIMEDOUT.
+ * Return: 0, -ETIMEDOUT, or -ENODEV if the chip does not answer.
  */
 int apex_session_probe(struct apex_dev *adev)
 {

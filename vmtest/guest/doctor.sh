@@ -88,7 +88,7 @@ doctor_build_failed() {
 	re="^dkms +FAIL: the build of apex for $(re_escape "$k") failed; first error in "
 	doctor_says 1 "$re[^ ]*make\.log: .*#error apex-doctor test: a build error" \
 		as_user tpuuser "$APEX_DOCTOR" || { cat "$keep/dkms.out"; rc=1; }
-	cp -p "$keep/gasket_core.c" "$f"
+	cp -p "$keep/${f##*/}" "$f"
 	rm -rf /var/lib/dkms/apex "$mods"
 	# dkms remove took the emptied updates/ directory with it.
 	mkdir -p "${mods%/*}" && cp -a "$keep/dkms" /var/lib/dkms/apex &&

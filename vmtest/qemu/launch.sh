@@ -287,23 +287,30 @@ choose_accel() {
 	esac
 }
 
-# guest_tsc_khz: the TSC rate a TCG guest should be told, or nothing. Under
-# TCG the guest reads the host's TSC, so it ticks at the host's rate. A guest
-# kernel that calibrates it while its vCPU gets little of the host's cores
-# can be 65 times wrong (PIT against HPET: 32388 kHz against 2096039 kHz),
-# and then its clock runs that much too fast and it hangs in soft lockups.
-# The host kernel knows the rate: with a constant TSC it times its delays by
-# the TSC, and its bogomips are then the TSC's kHz / 500.
-guest_tsc_khz() {
-	[ "$accel" = tcg ] && [ "$(uname -m)" = x86_64 ] || return 0
+# tcg_kernel_args: what the guest kernel must be told under TCG (nothing
+# under KVM), each with a leading space.
+# - no_timer_check: QEMU's timer interrupt works; the boot's check of it
+#   allows it 40 ms, which a starved TCG guest can miss ("IO-APIC + timer
+#   doesn't work!", a panic). KVM guests skip the check by themselves.
+# - tsc_early_khz: under TCG the guest reads the host's TSC, so it ticks at
+#   the host's rate. A guest kernel that calibrates it while its vCPU gets
+#   little of the host's cores can be 65 times wrong (PIT against HPET:
+#   32388 kHz against 2096039 kHz), and then its clock runs that much too
+#   fast and it hangs in soft lockups. The host kernel knows the rate: with
+#   a constant TSC it times its delays by the TSC, and its bogomips are then
+#   the TSC's kHz / 500.
+tcg_kernel_args() {
+	[ "$accel" = tcg ] || return 0
+	printf ' no_timer_check'
+	[ "$(uname -m)" = x86_64 ] || return 0
 	grep -q -m 1 '^flags.* constant_tsc' /proc/cpuinfo || return 0
-	awk -F': *' '/^bogomips/ { printf "%d\n", $2 * 500; exit }' /proc/cpuinfo
+	awk -F': *' '/^bogomips/ { printf " tsc_early_khz=%d", $2 * 500; exit }' /proc/cpuinfo
 }
 
 # qemu_args: the machine. vCPUs, CPU model, memory and the translation-block
 # cache were chosen by timing the guest's DKMS build (vmtest/qemu/README.md).
 qemu_args() {
-	local mem=${APEX_MEM:-2048} accel_opt=$accel n dev tsc_khz cmdline
+	local mem=${APEX_MEM:-2048} accel_opt=$accel n dev cmdline
 	[ "$accel" != tcg ] || [ -z "${APEX_TB_SIZE:-}" ] || accel_opt+=",tb-size=$APEX_TB_SIZE"
 	args=(
 		-machine q35,memory-backend=mem -accel "$accel_opt"
@@ -322,13 +329,7 @@ qemu_args() {
 	[ -z "$test_disk" ] ||
 		args+=(-drive "file=$(qpath "$test_disk"),format=raw,if=virtio,readonly=on")
 	if [ -n "$kernel" ]; then
-		cmdline="root=/dev/vda rw console=ttyS0"
-		tsc_khz=$(guest_tsc_khz)
-		[ -z "$tsc_khz" ] || cmdline+=" tsc_early_khz=$tsc_khz"
-		# QEMU's timer interrupt works; the boot's check of it allows it
-		# 40 ms, which a starved TCG guest can miss ("IO-APIC + timer
-		# doesn't work!", a panic). KVM guests skip the check by themselves.
-		[ "$accel" != tcg ] || cmdline+=" no_timer_check"
+		cmdline="root=/dev/vda rw console=ttyS0$(tcg_kernel_args)"
 		args+=(-kernel "$(qpath "$kernel")" -append "$cmdline $append")
 		[ -z "$initrd" ] || args+=(-initrd "$(qpath "$initrd")")
 	fi

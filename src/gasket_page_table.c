@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Gasket page tables: how the device translates its addresses to host DMA
- * addresses, 4 KiB pages throughout.
+ * addresses. The device's pages are 4 KiB whatever the kernel's page size.
  *
  * A table has N entries (N read from the chip, a power of two), 64-bit
  * little-endian registers from config->base_reg on. The first num_simple
@@ -15,6 +15,13 @@
  *   extended: bit extended_bit (63 on Apex) set, bits 20:12 index in the
  *             second-level table, bits 33:21 (for N = 8192) index among the
  *             extended entries, everything else zero.
+ *
+ * Maps and unmaps work in the kernel's pages: host address, device address
+ * and size are multiples of PAGE_SIZE, so on a kernel with 16 KiB pages one
+ * host page fills 4 consecutive device entries (a "group"), mapped and
+ * unmapped together. The group's first entry (its head) holds the pinned
+ * page, its DMA mapping and its charge; the others point into the same
+ * page.
  *
  * Entries point at user pages (pinned for as long as they are mapped),
  * at the coherent buffer (gasket_coherent.c; when the user address lies
@@ -52,7 +59,11 @@
 GASKET_MODULE_IMPORT_NS_DMA_BUF();
 
 #define GASKET_PAGE_SHIFT 12
+#define GASKET_PAGE_SIZE (1u << GASKET_PAGE_SHIFT)
+/* Device entries per kernel page: 1, or 4 with 16 KiB pages. */
+#define GASKET_ENTRIES_PER_PAGE (PAGE_SIZE >> GASKET_PAGE_SHIFT)
 #define GASKET_PAGES_PER_SUBTABLE 512
+#define GASKET_SUBTABLE_BYTES (GASKET_PAGES_PER_SUBTABLE * sizeof(u64))
 #define GASKET_SUBTABLE_SHIFT 9		/* log2(GASKET_PAGES_PER_SUBTABLE) */
 #define GASKET_EXTENDED_LVL0_SHIFT (GASKET_PAGE_SHIFT + GASKET_SUBTABLE_SHIFT)
 #define GASKET_VALID_SLOT_FLAG 1ULL
@@ -66,10 +77,10 @@ enum gasket_pte_kind {
 	GASKET_PTE_DMABUF,	/* page of an attached dma-buf */
 };
 
-/* Host view of one page entry (simple or second-level). */
+/* Host view of one device page entry (simple or second-level). */
 struct gasket_pte {
-	struct page *page;		/* GASKET_PTE_PINNED only */
-	struct mm_struct *mm;		/* GASKET_PTE_PINNED: charged, grabbed */
+	struct page *page;		/* GASKET_PTE_PINNED, group head only */
+	struct mm_struct *mm;		/* as page: charged, grabbed */
 	dma_addr_t dma_addr;
 	u8 kind;			/* enum gasket_pte_kind */
 	u8 dir;				/* enum dma_data_direction */
@@ -145,8 +156,9 @@ bool gasket_page_table_uses_coherent(struct gasket_page_table *pt)
 
 /*
  * Turns (device address, bytes) into leaf entries, or -EINVAL if the
- * address is malformed, unaligned, or the range leaves the current
- * partition.
+ * address is malformed, not in whole kernel pages, or the range leaves the
+ * current partition. Whole kernel pages make whole groups of entries: a
+ * group never straddles a second-level table (512 entries, 2 MiB).
  */
 static int gasket_pt_range(struct gasket_page_table *pt, u64 dev_addr,
 			   u64 size, struct gasket_range *range)
@@ -226,7 +238,8 @@ static void gasket_pt_free_subtable(struct gasket_page_table *pt, u32 lvl0)
 
 	if (sub->published)
 		writeq(0, gasket_pt_lvl0_slot(pt, lvl0));
-	dma_free_coherent(pt->gdev->dev, PAGE_SIZE, sub->slots, sub->dma_addr);
+	dma_free_coherent(pt->gdev->dev, GASKET_SUBTABLE_BYTES, sub->slots,
+			  sub->dma_addr);
 	kvfree(sub);
 	pt->subtables[lvl0] = NULL;
 }
@@ -255,7 +268,8 @@ static int gasket_pt_alloc_subtables(struct gasket_page_table *pt,
 		sub = kvzalloc(sizeof(*sub), GFP_KERNEL_ACCOUNT);
 		if (!sub)
 			goto err_free;
-		sub->slots = dma_alloc_coherent(pt->gdev->dev, PAGE_SIZE,
+		sub->slots = dma_alloc_coherent(pt->gdev->dev,
+						GASKET_SUBTABLE_BYTES,
 						&sub->dma_addr,
 						GFP_KERNEL_ACCOUNT);
 		if (!sub->slots) {
@@ -322,7 +336,7 @@ static void gasket_unpin_batch_finish(struct gasket_unpin_batch *batch)
 
 /*
  * Gives back what one leaf entry holds; the device no longer sees it. A
- * pinned page is DMA-unmapped now and unpinned through @batch.
+ * group head's pinned page is DMA-unmapped now and unpinned through @batch.
  */
 static void gasket_pt_release_pte(struct gasket_page_table *pt,
 				  struct gasket_pte *pte,
@@ -330,6 +344,8 @@ static void gasket_pt_release_pte(struct gasket_page_table *pt,
 {
 	switch (pte->kind) {
 	case GASKET_PTE_PINNED:
+		if (!pte->page)
+			break;
 		dma_unmap_page(pt->gdev->dev, pte->dma_addr, PAGE_SIZE,
 			       pte->dir);
 		gasket_unpin_batch_add(batch, pte->page,
@@ -424,7 +440,7 @@ static void gasket_pt_unfill(struct gasket_page_table *pt,
 
 	for (i = 0; i < filled; i++) {
 		pte = gasket_pt_pte(pt, range, i);
-		if (pte->kind == GASKET_PTE_PINNED)
+		if (pte->kind == GASKET_PTE_PINNED && pte->page)
 			dma_unmap_page(pt->gdev->dev, pte->dma_addr, PAGE_SIZE,
 				       pte->dir);
 		memset(pte, 0, sizeof(*pte));
@@ -451,7 +467,7 @@ static int gasket_pt_fill_coherent(struct gasket_page_table *pt,
 		return ret;
 	for (i = 0; i < range->count; i++) {
 		pte = gasket_pt_pte(pt, range, i);
-		pte->dma_addr = dma + ((u64)i << PAGE_SHIFT);
+		pte->dma_addr = dma + ((u64)i << GASKET_PAGE_SHIFT);
 		pte->kind = GASKET_PTE_COHERENT;
 		pte->dir = dir;
 	}
@@ -459,8 +475,9 @@ static int gasket_pt_fill_coherent(struct gasket_page_table *pt,
 }
 
 /*
- * DMA-maps the pinned pages into @range. An entry is only written once
- * its page is mapped: a failed mapping leaves no error address behind.
+ * DMA-maps the pinned pages into @range, each into its group of entries.
+ * An entry is only written once its page is mapped: a failed mapping
+ * leaves no error address behind.
  */
 static int gasket_pt_fill_pinned(struct gasket_page_table *pt,
 				 const struct gasket_range *range,
@@ -468,25 +485,30 @@ static int gasket_pt_fill_pinned(struct gasket_page_table *pt,
 {
 	struct device *dev = pt->gdev->dev;
 	struct gasket_pte *pte;
-	dma_addr_t dma;
-	u32 i;
+	struct page *page;
+	dma_addr_t dma = 0;
+	u32 i, in_page;
 
 	for (i = 0; i < range->count; i++) {
-		dma = dma_map_page(dev, pin->pages[i], 0, PAGE_SIZE, pin->dir);
-		if (dma_mapping_error(dev, dma)) {
-			gasket_pt_unfill(pt, range, i);
-			return -ENOMEM;
+		in_page = i % GASKET_ENTRIES_PER_PAGE;
+		page = in_page ? NULL : pin->pages[i / GASKET_ENTRIES_PER_PAGE];
+		if (page) {
+			dma = dma_map_page(dev, page, 0, PAGE_SIZE, pin->dir);
+			if (dma_mapping_error(dev, dma)) {
+				gasket_pt_unfill(pt, range, i);
+				return -ENOMEM;
+			}
 		}
 		pte = gasket_pt_pte(pt, range, i);
-		pte->dma_addr = dma;
-		pte->page = pin->pages[i];
+		pte->dma_addr = dma + in_page * GASKET_PAGE_SIZE;
+		pte->page = page;
 		pte->kind = GASKET_PTE_PINNED;
 		pte->dir = pin->dir;
 	}
 	return 0;
 }
 
-/* The pinned pages now belong to the entries, each with its charge. */
+/* The pinned pages now belong to the group heads, each with its charge. */
 static void gasket_pt_take_pins(struct gasket_page_table *pt,
 				const struct gasket_range *range,
 				struct gasket_pin *pin)
@@ -494,7 +516,7 @@ static void gasket_pt_take_pins(struct gasket_page_table *pt,
 	struct gasket_pte *pte;
 	u32 i;
 
-	for (i = 0; i < range->count; i++) {
+	for (i = 0; i < range->count; i += GASKET_ENTRIES_PER_PAGE) {
 		pte = gasket_pt_pte(pt, range, i);
 		mmgrab(pin->mm);
 		pte->mm = pin->mm;
@@ -673,15 +695,18 @@ static int gasket_pt_fill_dmabuf(struct gasket_page_table *pt,
 {
 	struct sg_dma_page_iter iter;
 	struct gasket_pte *pte;
-	u32 filled = 0;
+	u32 filled = 0, in_page;
 
 	for_each_sgtable_dma_page(sgt, &iter, 0) {
 		if (filled == range->count)
 			break;
-		pte = gasket_pt_pte(pt, range, filled++);
-		pte->dma_addr = sg_page_iter_dma_address(&iter);
-		pte->kind = GASKET_PTE_DMABUF;
-		pte->dir = dir;
+		for (in_page = 0; in_page < GASKET_ENTRIES_PER_PAGE; in_page++) {
+			pte = gasket_pt_pte(pt, range, filled++);
+			pte->dma_addr = sg_page_iter_dma_address(&iter) +
+					in_page * GASKET_PAGE_SIZE;
+			pte->kind = GASKET_PTE_DMABUF;
+			pte->dir = dir;
+		}
 	}
 	if (filled < range->count) {
 		gasket_pt_unfill(pt, range, filled);
@@ -690,7 +715,7 @@ static int gasket_pt_fill_dmabuf(struct gasket_page_table *pt,
 	return 0;
 }
 
-/* gasket_pt_range() for a dma-buf mapping, which counts in pages. */
+/* gasket_pt_range() for a dma-buf mapping, which counts in kernel pages. */
 static int gasket_pt_page_range(struct gasket_page_table *pt, u64 dev_addr,
 				u32 num_pages, struct gasket_range *range)
 {
@@ -921,6 +946,7 @@ int gasket_page_table_init(struct gasket_dev *gdev, int index)
 	struct gasket_page_table *pt;
 	u64 entries;
 
+	BUILD_BUG_ON(GASKET_PAGES_PER_SUBTABLE % GASKET_ENTRIES_PER_PAGE);
 	entries = gasket_dev_read_64(gdev, bar, config->size_reg);
 	if (!entries || !is_power_of_2(entries) ||
 	    entries > config->max_entries ||

@@ -8,6 +8,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include "apex_ioctl.h"
@@ -30,11 +31,22 @@
 /* Bits per MSI-X vector number in the packed INTVECCTL registers. */
 #define APEX_INTERRUPT_PACK_WIDTH	7
 
-/* The parts of BAR2 user space may map: the queues and their CSRs. */
+/*
+ * The parts of BAR2 user space may map: the tile, the scalar core and the
+ * queues' CSRs. With 16 KiB pages a mapping also covers what lies around
+ * its window (libedgetpu's beagle_csr_offsets.h lists every register):
+ * - 0x40000-0x43fff: more tile registers, its debug and memory-access
+ *   ones, nothing else. Safe.
+ * - 0x44000-0x47fff: also the page-table, interrupt-routing and MSI-X
+ *   registers at 0x46000, with which a process could aim the chip's DMA
+ *   anywhere. Never.
+ * - 0x48000-0x4bfff: also the idle register at 0x4a000, which only the
+ *   driver's reset sequence writes.
+ */
 static const struct gasket_mappable_region apex_mappable_regions[] = {
-	{ 0x40000, 0x1000 },
-	{ 0x44000, 0x1000 },
-	{ 0x48000, 0x1000 },
+	{ 0x40000, 0x1000, SZ_16K },
+	{ 0x44000, 0x1000, 0 },
+	{ 0x48000, 0x1000, 0 },
 };
 
 static const struct gasket_page_table_config apex_page_table_configs[] = {

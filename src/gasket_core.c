@@ -352,7 +352,31 @@ static int gasket_release(struct inode *inode, struct file *filp)
 	return 0;
 }
 
-/* The user-mappable region of @bar holding mmap offset @pos, or NULL. */
+/* The pages an mmap() of @r maps: offsets into its BAR. */
+static u64 gasket_region_first(const struct gasket_mappable_region *r)
+{
+	return ALIGN_DOWN(r->start, PAGE_SIZE);
+}
+
+static u64 gasket_region_end(const struct gasket_mappable_region *r)
+{
+	return ALIGN(r->start + r->length_bytes, PAGE_SIZE);
+}
+
+/*
+ * Can @r be mapped with this kernel's pages without also mapping registers
+ * only the driver may use?
+ */
+static bool gasket_region_mappable(const struct gasket_mappable_region *r)
+{
+	return (PAGE_ALIGNED(r->start) && PAGE_ALIGNED(r->length_bytes)) ||
+	       PAGE_SIZE <= r->max_page_size;
+}
+
+/*
+ * The user-mappable region of @bar whose pages hold mmap offset @pos, or
+ * NULL.
+ */
 static const struct gasket_mappable_region *
 gasket_find_region(const struct gasket_bar_desc *bar, u64 pos)
 {
@@ -361,8 +385,8 @@ gasket_find_region(const struct gasket_bar_desc *bar, u64 pos)
 
 	for (i = 0; i < bar->num_mappable_regions; i++) {
 		r = &bar->mappable_regions[i];
-		if (pos >= bar->base + r->start &&
-		    pos - (bar->base + r->start) < r->length_bytes)
+		if (pos >= bar->base + gasket_region_first(r) &&
+		    pos < bar->base + gasket_region_end(r))
 			return r;
 	}
 	return NULL;
@@ -390,6 +414,7 @@ static vm_fault_t gasket_bar_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct gasket_dev *gdev = vma->vm_private_data;
+	const struct gasket_mappable_region *region;
 	const struct gasket_bar_desc *bar;
 	u64 pos = (u64)vmf->pgoff << PAGE_SHIFT;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
@@ -399,7 +424,8 @@ static vm_fault_t gasket_bar_fault(struct vm_fault *vmf)
 	bar_index = gasket_find_bar(gdev->desc, pos);
 	if (!gdev->removed && bar_index >= 0) {
 		bar = &gdev->desc->bar_descriptions[bar_index];
-		if (gasket_find_region(bar, pos))
+		region = gasket_find_region(bar, pos);
+		if (region && gasket_region_mappable(region))
 			ret = vmf_insert_pfn(vma, vmf->address,
 					     (gdev->bar_data[bar_index].phys_base +
 					      pos - bar->base) >> PAGE_SHIFT);
@@ -413,8 +439,9 @@ static const struct vm_operations_struct gasket_bar_vm_ops = {
 };
 
 /*
- * Map [offset, offset + len) of a BAR window. Every page must lie in a
- * user-mappable region; nothing is mapped unless all of them do.
+ * Map [offset, offset + len) of a BAR window. Every page must belong to a
+ * user-mappable region that this kernel's pages can map; nothing is mapped
+ * unless all of them do.
  */
 static int gasket_mmap_bar(struct gasket_dev *gdev, struct vm_area_struct *vma,
 			   int bar_index, u64 offset, u64 len)
@@ -432,7 +459,14 @@ static int gasket_mmap_bar(struct gasket_dev *gdev, struct vm_area_struct *vma,
 		r = gasket_find_region(bar, pos);
 		if (!r)
 			return -EINVAL;
-		region_end = bar->base + r->start + r->length_bytes;
+		if (!gasket_region_mappable(r)) {
+			dev_warn_ratelimited(gdev->dev,
+					     "%s[%d]: mmap() of BAR%d window %#llx refused: with %lu KiB pages it would also map registers only the driver may use\n",
+					     current->comm, task_tgid_nr(current),
+					     bar_index, r->start, PAGE_SIZE / SZ_1K);
+			return -EPERM;
+		}
+		region_end = bar->base + gasket_region_end(r);
 	}
 
 	gasket_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND |
@@ -527,10 +561,18 @@ static int gasket_desc_check(struct pci_dev *pci_dev,
 			goto bad;
 		for (j = 0; j < bar->num_mappable_regions; j++) {
 			r = &bar->mappable_regions[j];
-			if (!PAGE_ALIGNED(r->start) ||
-			    !PAGE_ALIGNED(r->length_bytes) ||
-			    r->start > bar->size ||
+			if (!IS_ALIGNED(r->start, SZ_4K) ||
+			    !IS_ALIGNED(r->length_bytes, SZ_4K) ||
+			    !r->length_bytes || r->start > bar->size ||
 			    r->length_bytes > bar->size - r->start)
+				goto bad;
+			/* The block must hold the region, within the BAR. */
+			if (r->max_page_size &&
+			    (!is_power_of_2(r->max_page_size) ||
+			     ALIGN_DOWN(r->start, r->max_page_size) !=
+			     ALIGN_DOWN(r->start + r->length_bytes - 1,
+					r->max_page_size) ||
+			     ALIGN(r->start + 1, r->max_page_size) > bar->size))
 				goto bad;
 		}
 	}
@@ -539,6 +581,30 @@ static int gasket_desc_check(struct pci_dev *pci_dev,
 bad:
 	dev_err(&pci_dev->dev, "invalid gasket driver description\n");
 	return -EINVAL;
+}
+
+/*
+ * Says once, at probe, which windows this kernel's pages cannot map (with
+ * 16 KiB pages, say), so that a client's failing mmap() is explained.
+ */
+static void gasket_note_unmappable_regions(struct pci_dev *pci_dev,
+					   const struct gasket_driver_desc *desc)
+{
+	const struct gasket_mappable_region *r;
+	const struct gasket_bar_desc *bar;
+	int i, j;
+
+	for (i = 0; i < GASKET_NUM_BARS; i++) {
+		bar = &desc->bar_descriptions[i];
+		for (j = 0; j < bar->num_mappable_regions; j++) {
+			r = &bar->mappable_regions[j];
+			if (!gasket_region_mappable(r))
+				dev_notice(&pci_dev->dev,
+					   "BAR%d window %#llx cannot be mapped with %lu KiB pages: its page also holds registers only the driver may use; clients that need it need a kernel with %llu KiB pages\n",
+					   i, r->start, PAGE_SIZE / SZ_1K,
+					   max_t(u64, r->max_page_size, SZ_4K) / SZ_1K);
+		}
+	}
 }
 
 /* Finds or creates the class slot of @desc and reserves an index in it. */
@@ -672,11 +738,7 @@ int gasket_pci_add_device(struct pci_dev *pci_dev,
 	ret = gasket_desc_check(pci_dev, desc);
 	if (ret)
 		return ret;
-	/* The device's page tables translate 4 KiB pages. */
-	if (PAGE_SIZE != SZ_4K) {
-		dev_err(&pci_dev->dev, "needs a kernel with 4 KiB pages\n");
-		return -ENODEV;
-	}
+	gasket_note_unmappable_regions(pci_dev, desc);
 
 	gdev = kzalloc(sizeof(*gdev), GFP_KERNEL);
 	if (!gdev)

@@ -72,12 +72,18 @@ struct gasket_interrupt_desc {
 
 /**
  * struct gasket_mappable_region - a BAR range user space may mmap()
- * @start: offset into the BAR, page aligned
- * @length_bytes: size, page aligned
+ * @start: offset into the BAR, 4 KiB aligned
+ * @length_bytes: size, a multiple of 4 KiB
+ * @max_page_size: an mmap() maps whole pages, so with pages larger than
+ *	the region it also maps what lies around it. The naturally aligned
+ *	block of this size around the region holds no register that only
+ *	the driver may use: kernels with pages up to this size may map it.
+ *	0: only with pages the region fills by itself.
  */
 struct gasket_mappable_region {
 	u64 start;
 	u64 length_bytes;
+	u64 max_page_size;
 };
 
 /**

@@ -15,7 +15,7 @@
  *           unaligned, empty or wrapping address range, range outside the
  *           current partition, unmapping something not mapped, reserved
  *           bits set, a coherent buffer size that is not a multiple of
- *           the page size (4096) or above the device's limit
+ *           the page size (see "Pages" below) or above the device's limit
  *   EBUSY   mapping over a live mapping, repartitioning over live
  *           mappings, reconfiguring the coherent buffer while in use
  *   EBADF   a descriptor that is not an eventfd / dma-buf
@@ -29,6 +29,18 @@
  *           such a file fails with ENODEV too, and touching one of its
  *           earlier mappings raises SIGBUS)
  * A failed ioctl leaves the device and all existing mappings as they were.
+ *
+ * Pages: "page" below means the kernel's page (getconf PAGESIZE): 4 KiB
+ * on x86, 4, 16 or 64 KiB on arm64. The device's own pages are always
+ * 4 KiB, so with larger kernel pages each one fills several consecutive
+ * device entries: PAGE_TABLE_SIZE, SIMPLE_PAGE_TABLE_SIZE and PARTITION
+ * count device entries, while MAP/UNMAP host and device addresses and
+ * sizes, dma-buf page counts and the coherent buffer size must be
+ * multiples of the kernel's page (EINVAL otherwise). The Coral runtime
+ * (libedgetpu) aligns everything to 4 KiB only (its kHostPageSize), and
+ * it also maps the BAR2 window at 0x44000, which a kernel with 16 KiB
+ * pages refuses (mmap() fails with EPERM: that page would also hold the
+ * page-table and interrupt registers). It needs a kernel with 4 KiB pages.
  */
 #ifndef _UAPI_GASKET_H
 #define _UAPI_GASKET_H
@@ -83,7 +95,7 @@ struct gasket_page_table_ioctl_flags {
 struct gasket_coherent_alloc_config_ioctl {
 	__u64 page_table_index;	/* in: page table index */
 	__u64 enable;		/* in: non-zero allocates, zero frees */
-	__u64 size;		/* in: bytes to allocate, a multiple of 4096 */
+	__u64 size;		/* in: bytes to allocate, whole pages */
 	/* in (free): value returned by allocate; out: mmap offset of it */
 	__u64 dma_address;
 };
@@ -132,7 +144,7 @@ struct gasket_page_table_ioctl_dmabuf {
 
 /*
  * Split a page table: .size entries become simple entries, the rest
- * extended ones (each maps 512 pages through a second-level table).
+ * extended ones (each maps 512 device pages through a second-level table).
  */
 #define GASKET_IOCTL_PARTITION_PAGE_TABLE \
 	_IOW(GASKET_IOCTL_BASE, 7, struct gasket_page_table_ioctl)

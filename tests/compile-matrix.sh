@@ -3,6 +3,9 @@
 # tests/compile-matrix.sh [SUITE...]: build gasket.ko and apex.ko with W=1
 # against each suite's kernel headers with that suite's own compiler, inside
 # the suite's root from vmtest/mkroot, and run sparse (C=2) on one suite.
+# SUITE-arm64 and SUITE-arm64-16k build for SUITE's arm64 kernels (4 KiB and
+# 16 KiB pages) in the same root, with the cross compiler those kernels were
+# built with (vmtest/image/fetch-arm64-headers.sh).
 # Any warning, error or sparse report fails. Full logs: results/compile-matrix/.
 #
 # Environment: APEX_SPARSE_SUITE (default bookworm) picks the sparse suite;
@@ -13,7 +16,8 @@ source "$(dirname "$0")/../vmtest/lib/common.sh"
 export apex_t0
 
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(bullseye bookworm trixie trixie-backports forky)
+[ ${#suites[@]} -gt 0 ] ||
+	suites=(bullseye bookworm trixie trixie-backports forky trixie-arm64 trixie-arm64-16k)
 sparse_suite=${APEX_SPARSE_SUITE:-bookworm}
 src=${APEX_SRC:-$apex_top/src}
 if [ ! -f "$src/Makefile" ]; then
@@ -34,17 +38,24 @@ trap 'rm -rf --one-file-system "$work"' EXIT
 # /tmp/apex. Compiles go through the root's compile cache (apex_compile_store;
 # ccache from $ccache_debs, the suite's packages): the same compiler, headers
 # and source give the same objects and the same warnings, which ccache replays.
+# For an arm64 flavour ($flavour set), the cross compiler is installed and
+# that flavour's headers unpacked first, from $arm64_debs.
 mkdir "$work/lib"
 cp "$apex_top/vmtest/lib/chroot-ccache.sh" "$work/lib/"
 in_root() {
-	local rc=0
+	local rc=0 binds=()
+	[ -z "$flavour" ] || binds=(--bind "$arm64_debs" /arm64-debs)
 	apex_in_overlay --bind "$ccache_debs" /ccache-debs --bind "$work/lib" /tmp/lib \
-		--bind "$(apex_compile_store "$1")" /ccache-store \
+		--bind "$(apex_compile_store "$1")" /ccache-store "${binds[@]}" \
 		"$1" "$work/overlay" "$3" /tmp/apex chroot "$work/overlay/merged" \
 		/usr/bin/env -i LC_ALL=C HOME=/tmp PATH=/usr/sbin:/usr/bin:/sbin:/bin sh -c '
 			ccache_debs=/ccache-debs CCACHE_DIR=/ccache-store
 			. /tmp/lib/chroot-ccache.sh
-			cd /tmp/apex && eval "$1"' in_root "$4" >"$2" 2>&1 || rc=$?
+			if [ -n "$2" ]; then
+				dpkg -i /arm64-debs/cross/*.deb >/dev/null
+				dpkg-deb -x /arm64-debs/headers/linux-headers-*-"$2"_*.deb /
+			fi
+			cd /tmp/apex && eval "$1"' in_root "$4" "$flavour" >"$2" 2>&1 || rc=$?
 	rm -rf --one-file-system "$work/overlay"
 	return "$rc"
 }
@@ -100,21 +111,37 @@ record() { # suite kernel gcc result warnings errors seconds
 
 for suite in "${suites[@]}"; do
 	log=$logdir/$suite.log
-	if ! root=$("$apex_top/vmtest/mkroot" "$suite"); then
+	# SUITE-arm64[-16k]: SUITE's root, an arm64 flavour.
+	base=${suite%-arm64*} flavour=
+	[ "$base" = "$suite" ] || flavour=${suite#"$base"-}
+	if ! root=$("$apex_top/vmtest/mkroot" "$base"); then
 		record "$suite" - - FAIL - - 0
-		details+=("$suite: no root (vmtest/mkroot $suite failed)")
+		details+=("$suite: no root (vmtest/mkroot $base failed)")
 		continue
 	fi
-	if ! ccache_debs=$("$apex_top/vmtest/image/fetch-ccache.sh" "$suite"); then
+	if ! ccache_debs=$("$apex_top/vmtest/image/fetch-ccache.sh" "$base"); then
 		record "$suite" - - FAIL - - 0
-		details+=("$suite: no ccache packages (vmtest/image/fetch-ccache.sh $suite failed)")
+		details+=("$suite: no ccache packages (vmtest/image/fetch-ccache.sh $base failed)")
 		continue
 	fi
-	kver=$(ls "$root/lib/modules" | sort -V | tail -n 1)
-	# The build link is only valid inside the root.
-	kdir=$(chroot "$root" readlink -f "/lib/modules/$kver/build")
+	if [ -n "$flavour" ]; then
+		if ! arm64_debs=$("$apex_top/vmtest/image/fetch-arm64-headers.sh" "$base"); then
+			record "$suite" - - FAIL - - 0
+			details+=("$suite: no arm64 packages (vmtest/image/fetch-arm64-headers.sh $base failed)")
+			continue
+		fi
+		kver=$(cat "$arm64_debs/abi")-$flavour
+		kdir=/usr/src/linux-headers-$kver
+		config=$(dpkg-deb --fsys-tarfile "$arm64_debs"/headers/linux-headers-*-"$flavour"_*.deb |
+			tar -xO ".$kdir/.config")
+	else
+		kver=$(ls "$root/lib/modules" | sort -V | tail -n 1)
+		# The build link is only valid inside the root.
+		kdir=$(chroot "$root" readlink -f "/lib/modules/$kver/build")
+		config=$(cat "$root$kdir/.config")
+	fi
 	# Debian's headers pin CC to the compiler the kernel was built with.
-	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$root$kdir/.config")
+	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' <<<"$config")
 	gcc_version=$(sed -E 's/^.*\) ([0-9][0-9.]*).*$/\1/' <<<"$cc")
 	tree=$(fresh_tree "$suite")
 
@@ -129,6 +156,10 @@ for suite in "${suites[@]}"; do
 
 	# W=1 adds -Wextra: a Makefile that dropped W=1 would pass silently.
 	w1=$(cat "$tree"/src/.*.o.cmd 2>/dev/null | grep -c -e '-Wextra' || true)
+	# Built for that very kernel (and so for its architecture and pages).
+	vermagic=$(tr '\0' '\n' <"$tree/src/apex.ko" 2>/dev/null | sed -n 's/^vermagic=//p' | head -n 1)
+	[ ${#missing[@]} -ne 0 ] || [ "${vermagic%% *}" = "$kver" ] ||
+		missing+=("apex.ko for $kver (vermagic: ${vermagic:-none})")
 
 	result=PASS
 	if [ "$rc" -ne 0 ] || [ "$warnings" -ne 0 ] || [ "$errors" -ne 0 ] ||

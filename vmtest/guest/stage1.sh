@@ -75,6 +75,7 @@ tap_phase "ioctl, mmap, test engine, ownership"
 if [ "$have_dev" = 1 ]; then
 	tap_prog -t 300 apex-ioctl "$here/apex-ioctl" "$APEX_DEV"
 	tap_prog -t 120 apex-mmap "$here/apex-mmap" "$APEX_DEV"
+	tap_prog -t 120 apex-pages "$here/apex-pages" "$APEX_DEV"
 	tap_prog -t 300 apex-demo "$here/apex-demo" --tap "$APEX_DEV"
 	tap_prog -t 120 apex-owner runuser -u tpuuser -- "$here/apex-owner" "$APEX_DEV"
 	tap_prog -t 180 apex-hostile "$here/apex-hostile" "$APEX_DEV"
@@ -84,8 +85,8 @@ if [ "$have_dev" = 1 ]; then
 	tap_check -v "dmesg: the refused map names RLIMIT_MEMLOCK and ulimit -l" \
 		bash -c "dmesg | grep -E 'apex .*apex-memlock.*exceed RLIMIT_MEMLOCK .*ulimit -l'"
 else
-	tap_deps_fail "$APEX_DEV exists" apex-ioctl apex-mmap apex-demo apex-owner apex-hostile \
-		apex-memlock "dmesg RLIMIT_MEMLOCK hint"
+	tap_deps_fail "$APEX_DEV exists" apex-ioctl apex-mmap apex-pages apex-demo apex-owner \
+		apex-hostile apex-memlock "dmesg RLIMIT_MEMLOCK hint"
 fi
 
 # --- unload and reload ---------------------------------------------------------

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # Find a QEMU that can attach vfio-user devices (>= 10.1.1) and print the root
 # directory it runs in: "/" for the host's own QEMU, otherwise a cached Debian
-# root with trixie-backports' QEMU, built here with mmdebstrap on first use.
+# root with trixie-backports' QEMU (x86_64 and aarch64 machines), built here
+# with mmdebstrap on first use.
 #
 # A QEMU from such a root runs inside it with chroot (see launch.sh): started
 # from outside through its loader it also scans the host's own QEMU module
@@ -23,7 +24,8 @@ if [ -n "${QEMU_ROOT:-}" ]; then
 	exit 0
 fi
 
-if command -v qemu-system-x86_64 >/dev/null 2>&1; then
+if command -v qemu-system-x86_64 >/dev/null 2>&1 &&
+	command -v qemu-system-aarch64 >/dev/null 2>&1; then
 	host_version=$(qemu-system-x86_64 --version | awk 'NR == 1 { print $4 }')
 	if version_ok "$host_version"; then
 		printf '/\n'
@@ -39,7 +41,7 @@ root=$apex_cache/qemu-$(apex_hash "$0")
 mkdir -p "$apex_cache"
 exec 9>"$root.lock"
 flock 9
-if [ ! -x "$root/usr/bin/qemu-system-x86_64" ]; then
+if [ ! -x "$root/usr/bin/qemu-system-aarch64" ]; then
 	apex_stage "provisioning QEMU from trixie-backports into $root (about 1 min)"
 	tmp=$root.tmp
 	log=$root.log
@@ -47,7 +49,7 @@ if [ ! -x "$root/usr/bin/qemu-system-x86_64" ]; then
 	# Default-Release makes apt take qemu and whatever it needs from
 	# backports, everything else from trixie.
 	mapfile -t apt_opts < <(apex_apt_opts)
-	if ! mmdebstrap --variant=apt --include=qemu-system-x86,qemu-utils \
+	if ! mmdebstrap --variant=apt --include=qemu-system-x86,qemu-system-arm,qemu-utils \
 		--aptopt='APT::Default-Release "trixie-backports"' \
 		--aptopt='APT::Install-Recommends "false"' \
 		"${apt_opts[@]}" \

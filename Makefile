@@ -16,7 +16,8 @@ VM_SUITES ?= trixie $(filter-out trixie,$(SUITES))
 export APEX_ALLOW_EXPIRED ?= 1
 
 .PHONY: all modules clean help host-deps deb rpm package-check unit \
-	guest-tests compile-matrix packaging-chroot vmtest vmtest-matrix demo bench bench-tcg check
+	guest-tests compile-matrix packaging-chroot vmtest vmtest-matrix vmtest-arm64 demo bench \
+	bench-tcg check
 
 all: modules
 
@@ -31,6 +32,7 @@ help:
 	@echo "make compile-matrix  W=1 builds against every Debian kernel (SUITES=...)"
 	@echo "make vmtest          one guest run (SUITE=$(SUITE))"
 	@echo "make vmtest-matrix   guest runs of every suite (VM_SUITES=...)"
+	@echo "make vmtest-arm64    arm64 guests, 4 KiB and 16 KiB pages (ARM64_FLAVOURS=...)"
 	@echo "make bench           benchmarks in a guest, numbers under results/bench"
 	@echo "make bench-tcg       guest boot and DKMS build time per QEMU setting and guest count"
 
@@ -73,6 +75,9 @@ vmtest:
 
 vmtest-matrix:
 	vmtest/run-matrix.sh $(VM_SUITES)
+
+vmtest-arm64:
+	vmtest/arm64/run.sh $(ARM64_FLAVOURS)
 
 demo: host-deps
 	vmtest/demo.sh

@@ -91,6 +91,7 @@ tail_pid=$!
 host_nice=${APEX_HOST_NICE:-6}
 run_step package-check nice -n "$host_nice" make --no-print-directory package-check
 run_step compile-matrix nice -n "$host_nice" make --no-print-directory compile-matrix
+run_step arm64-guests nice -n "$host_nice" make --no-print-directory vmtest-arm64
 run_step packaging-chroot nice -n "$host_nice" make --no-print-directory packaging-chroot \
 	PACKAGES_BUILT=1
 

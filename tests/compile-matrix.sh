@@ -5,7 +5,7 @@
 # the suite's root from vmtest/mkroot, and run sparse (C=2) on one suite.
 # SUITE-arm64 and SUITE-arm64-16k build for SUITE's arm64 kernels (4 KiB and
 # 16 KiB pages) in the same root, with the cross compiler those kernels were
-# built with (vmtest/image/fetch-arm64-headers.sh).
+# built with (vmtest/image/fetch-arm64.sh).
 # Any warning, error or sparse report fails. Full logs: results/compile-matrix/.
 #
 # Environment: APEX_SPARSE_SUITE (default bookworm) picks the sparse suite;
@@ -125,9 +125,9 @@ for suite in "${suites[@]}"; do
 		continue
 	fi
 	if [ -n "$flavour" ]; then
-		if ! arm64_debs=$("$apex_top/vmtest/image/fetch-arm64-headers.sh" "$base"); then
+		if ! arm64_debs=$("$apex_top/vmtest/image/fetch-arm64.sh" "$base"); then
 			record "$suite" - - FAIL - - 0
-			details+=("$suite: no arm64 packages (vmtest/image/fetch-arm64-headers.sh $base failed)")
+			details+=("$suite: no arm64 packages (vmtest/image/fetch-arm64.sh $base failed)")
 			continue
 		fi
 		kver=$(cat "$arm64_debs/abi")-$flavour

@@ -1,13 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
-# fetch-arm64-headers.sh SUITE: what building the modules for SUITE's arm64
-# kernels takes in SUITE's (amd64) root, the way Debian supports cross
-# builds of modules: the cross compiler the arm64 kernel was built with
-# (gcc-N-aarch64-linux-gnu and whatever the root lacks for it, in cross/)
-# and the arm64 and arm64-16k headers of the root's own kernel version (in
-# headers/, unpacked with dpkg-deb -x; their scripts are the root's amd64
-# linux-kbuild of that version). Prints the directory; progress on stderr.
-# Cached per root in $apex_cache/arm64-headers/.
+# fetch-arm64.sh SUITE: what building for and booting SUITE's arm64 kernels
+# takes, for SUITE's (amd64) root, the way Debian supports cross builds of
+# modules. Prints the directory; progress on stderr. In it:
+#   cross/    the cross compiler the arm64 kernels were built with
+#             (gcc-N-aarch64-linux-gnu), the arm64 C library to build static
+#             test programs, and whatever the root lacks for them
+#   headers/  the arm64 and arm64-16k headers of the root's own kernel
+#             version, to unpack with dpkg-deb -x (their scripts are the
+#             root's amd64 linux-kbuild of that version)
+#   images/   those two kernels (-unsigned: the same build without the
+#             Secure Boot signature), and busybox-static for arm64
+#   abi, flavours
+# Cached per root in $apex_cache/arm64/.
 set -euo pipefail
 source "$(dirname "$0")/../lib/common.sh"
 
@@ -16,8 +21,8 @@ suite=$1
 apex_need apt-get apt
 
 root=$("$apex_top/vmtest/mkroot" "$suite")
-out=$apex_cache/arm64-headers/$(basename "$root")
-mkdir -p "$apex_cache/arm64-headers"
+out=$apex_cache/arm64/$(basename "$root")
+mkdir -p "$apex_cache/arm64"
 exec 9>"$out.lock"
 flock 9
 if [ -f "$out/flavours" ]; then
@@ -40,13 +45,18 @@ work=$(mktemp -d)
 trap 'rm -rf "$work" "$out.tmp"' EXIT
 apex_private_apt "$root" "$work" "$out.tmp/cross" "${suite%-backports}"
 apt=("${apex_apt[@]}" -o APT::Architectures::=arm64)
-apex_stage "arm64: downloading $gcc-aarch64-linux-gnu and the arm64 headers $abi"
+apex_stage "arm64: downloading $gcc-aarch64-linux-gnu, the arm64 kernels $abi" \
+	"and their headers"
 {
 	"${apt[@]}" update &&
-		"${apt[@]}" install -y -d --no-install-recommends "$gcc-aarch64-linux-gnu" &&
+		"${apt[@]}" install -y -d --no-install-recommends "$gcc-aarch64-linux-gnu" \
+			libc6-dev-arm64-cross &&
 		mkdir -p "$out.tmp/headers" && cd "$out.tmp/headers" &&
 		"${apt[@]}" download "linux-headers-$abi-arm64:arm64=$version" \
-			"linux-headers-$abi-arm64-16k:arm64=$version"
+			"linux-headers-$abi-arm64-16k:arm64=$version" &&
+		mkdir -p "$out.tmp/images" && cd "$out.tmp/images" &&
+		"${apt[@]}" download "linux-image-$abi-arm64-unsigned:arm64=$version" \
+			"linux-image-$abi-arm64-16k-unsigned:arm64=$version" busybox-static:arm64
 } >"$work/log" 2>&1 || {
 	tail -n 20 "$work/log" >&2
 	apex_die "cannot download the arm64 build packages for $suite" \

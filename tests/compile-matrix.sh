@@ -40,17 +40,13 @@ trap 'rm -rf --one-file-system "$work"' EXIT
 # and source give the same objects and the same warnings, which ccache replays.
 # For an arm64 flavour ($flavour set), the cross compiler is installed and
 # that flavour's headers unpacked first, from $arm64_debs.
-mkdir "$work/lib"
-cp "$apex_top/vmtest/lib/chroot-ccache.sh" "$work/lib/"
 in_root() {
 	local rc=0 binds=()
 	[ -z "$flavour" ] || binds=(--bind "$arm64_debs" /arm64-debs)
-	apex_in_overlay --bind "$ccache_debs" /ccache-debs --bind "$work/lib" /tmp/lib \
-		--bind "$(apex_compile_store "$1")" /ccache-store "${binds[@]}" \
+	apex_in_compile_overlay "$ccache_debs" "${binds[@]}" \
 		"$1" "$work/overlay" "$3" /tmp/apex chroot "$work/overlay/merged" \
 		/usr/bin/env -i LC_ALL=C HOME=/tmp PATH=/usr/sbin:/usr/bin:/sbin:/bin sh -c '
-			ccache_debs=/ccache-debs CCACHE_DIR=/ccache-store
-			. /tmp/lib/chroot-ccache.sh
+			. /ccache/lib/chroot-ccache.sh
 			if [ -n "$2" ]; then
 				dpkg -i /arm64-debs/cross/*.deb >/dev/null
 				dpkg-deb -x /arm64-debs/headers/linux-headers-*-"$2"_*.deb /

@@ -50,8 +50,7 @@ cat >"$work/pkgs/checks.sh" <<'EOF'
 set -u
 V=$1 UV=$2
 # The DKMS builds go through the root's compile cache (apex_compile_store).
-ccache_debs=/ccache-debs CCACHE_DIR=/ccache-store
-. /pkgs/chroot-ccache.sh
+. /ccache/lib/chroot-ccache.sh
 pass() { echo "ok $1"; }
 fail() { echo "not ok $1: $2"; }
 # Only the local repository: the root's own sources would need the network.
@@ -163,8 +162,6 @@ left=$(ls -d /usr/src/apex-* /var/lib/dkms/apex /lib/modules/*/updates/dkms/apex
 if [ -z "$left" ]; then pass "purge leaves nothing"; else fail "purge leaves nothing" "$left"; fi
 EOF
 
-cp "$apex_top/vmtest/lib/chroot-ccache.sh" "$work/pkgs/"
-
 # The RPM's scriptlets (group, dkms add/install, other versions on upgrade,
 # remove on erase only), run by the host's rpm --root: each runs chrooted
 # in the root with its dkms. The chroot has no headers for the running
@@ -251,9 +248,8 @@ for suite in "${suites[@]}"; do
 		echo "FAIL $suite: no ccache packages (vmtest/image/fetch-ccache.sh $suite failed)"
 		continue
 	fi
-	out=$(apex_in_overlay --bind "$ccache_debs" /ccache-debs \
-		--bind "$(apex_compile_store "$root")" /ccache-store \
-		"$root" "$ov" "$work/pkgs" /pkgs chroot "$ov/merged" /usr/bin/env -i \
+	out=$(apex_in_compile_overlay "$ccache_debs" "$root" "$ov" "$work/pkgs" /pkgs \
+		chroot "$ov/merged" /usr/bin/env -i \
 		LC_ALL=C HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		sh /pkgs/checks.sh "$version" "$upversion" 2>&1) || true
 	tally "$suite" checks "purge leaves nothing" "$out"

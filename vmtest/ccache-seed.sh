@@ -57,11 +57,9 @@ touch "$work/since"
 # In the root: ccache, then the package, the upgrade and the new kernel's
 # headers, in the guest's order, with ccache in PATH (vmtest/guest/pkg.sh,
 # with_compile_cache).
-cp "$here/lib/chroot-ccache.sh" "$out/pkgs/"
 cat >"$out/pkgs/steps.sh" <<'STEPS'
 set -eu
-ccache_debs=/seed/debs CCACHE_DIR=/seed-store
-. /seed/pkgs/chroot-ccache.sh
+. /ccache/lib/chroot-ccache.sh
 ccache -z
 dpkg -i /seed/pkgs/apex-dkms_*.deb
 dpkg -i /seed/pkgs/upgrade/apex-dkms_*.deb
@@ -70,7 +68,7 @@ if compgen -G "/seed/pkgs/kernel/*.deb" >/dev/null; then
 fi
 ccache -s
 STEPS
-apex_in_overlay --bind "$store" /seed-store "$root" "$work" "$out" /seed \
+apex_in_compile_overlay "$ccache_debs" "$root" "$work" "$out" /seed \
 	chroot "$work/merged" /usr/bin/env -i \
 	HOME=/root LC_ALL=C PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
 	bash /seed/pkgs/steps.sh >"$out/seed.log" 2>&1 || {

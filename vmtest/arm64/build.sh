@@ -31,19 +31,15 @@ gcc=aarch64-linux-gnu-${gcc%%-aarch64-linux-gnu_*}
 
 work=$(mktemp -d /tmp/apex-arm64.XXXXXX)
 trap 'rm -rf --one-file-system "$work"' EXIT
-mkdir -p "$work/tree" "$work/out" "$work/lib" "$out"
-cp "$apex_top/vmtest/lib/chroot-ccache.sh" "$work/lib/"
+mkdir -p "$work/tree" "$work/out" "$out"
 (cd "$apex_top" && git ls-files -z -co --exclude-standard src vmtest/guest |
 	xargs -0 -r cp --parents -t "$work/tree")
 
 apex_stage "arm64: building the modules for $kver and the test programs ($gcc)"
-apex_in_overlay --bind "$debs" /arm64-debs --bind "$work/out" /out \
-	--bind "$ccache_debs" /ccache-debs --bind "$work/lib" /tmp/lib \
-	--bind "$(apex_compile_store "$root")" /ccache-store \
+apex_in_compile_overlay "$ccache_debs" --bind "$debs" /arm64-debs --bind "$work/out" /out \
 	"$root" "$work/overlay" "$work/tree" /tmp/apex chroot "$work/overlay/merged" \
 	/usr/bin/env -i LC_ALL=C HOME=/tmp PATH=/usr/sbin:/usr/bin:/sbin:/bin sh -euc '
-		ccache_debs=/ccache-debs CCACHE_DIR=/ccache-store
-		. /tmp/lib/chroot-ccache.sh
+		. /ccache/lib/chroot-ccache.sh
 		dpkg -i /arm64-debs/cross/*.deb >/dev/null
 		dpkg-deb -x /arm64-debs/headers/linux-headers-*-"$1"_*.deb /
 		cd /tmp/apex

@@ -138,6 +138,24 @@ apex_in_overlay() {
 	' sh "$root" "$ov" $((${#binds[@]} / 2)) "${binds[@]}" "$@"
 }
 
+# apex_in_compile_overlay CCACHE_DEBS [--bind DIR AT]... ROOT OV DIR AT CMD...:
+# apex_in_overlay with ROOT's compile cache under /ccache: ccache's packages
+# (CCACHE_DEBS, from vmtest/image/fetch-ccache.sh) in /ccache/debs, the
+# store kept across runs (apex_compile_store) in /ccache/store, and
+# /ccache/lib/chroot-ccache.sh, which a shell in the overlay sources to send
+# its compiles, and the DKMS builds apt and dkms run, through ccache.
+apex_in_compile_overlay() {
+	local debs=$1 binds=() store
+	shift
+	while [ "$1" = --bind ]; do
+		binds+=("$1" "$2" "$3")
+		shift 3
+	done
+	store=$(apex_compile_store "$1")
+	apex_in_overlay "${binds[@]}" --bind "$debs" /ccache/debs \
+		--bind "$store" /ccache/store --bind "$apex_top/vmtest/lib" /ccache/lib "$@"
+}
+
 # apex_compile_store ROOT: the compile cache kept across runs for the DKMS
 # builds done in overlays of ROOT (vmtest/ccache-seed.sh and
 # tests/packaging-chroot.sh): the same compiler on the same headers and

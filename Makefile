@@ -5,6 +5,8 @@
 KDIR   ?= /lib/modules/$(shell uname -r)/build
 SUITE  ?= bookworm
 SUITES ?= bullseye bookworm trixie trixie-backports forky
+# Cross builds for trixie's arm64 kernels (4 KiB and 16 KiB pages) in the compile matrix.
+ARM64_SUITES ?= trixie-arm64 trixie-arm64-16k
 # Guest suites of vmtest-matrix (and so of make check): the same releases.
 # run-matrix.sh runs the ones that took longest last time first, and
 # APEX_JOBS of them at a time (default 3); never timed, they keep this
@@ -29,7 +31,7 @@ help:
 	@echo "make package-check   lintian, rpmlint and package content checks"
 	@echo "make packaging-chroot  install, upgrade, purge the packages in every suite's root"
 	@echo "make unit            apexsim model and protocol unit tests"
-	@echo "make compile-matrix  W=1 builds against every Debian kernel (SUITES=...)"
+	@echo "make compile-matrix  W=1 builds against every Debian kernel (SUITES=..., ARM64_SUITES=...)"
 	@echo "make vmtest          one guest run (SUITE=$(SUITE))"
 	@echo "make vmtest-matrix   guest runs of every suite (VM_SUITES=...)"
 	@echo "make vmtest-arm64    arm64 guests, 4 KiB and 16 KiB pages (ARM64_FLAVOURS=...)"
@@ -63,7 +65,7 @@ guest-tests:
 	$(MAKE) -C vmtest/guest all check
 
 compile-matrix:
-	tests/compile-matrix.sh $(SUITES)
+	tests/compile-matrix.sh $(SUITES) $(ARM64_SUITES)
 
 # make check builds both packages once, for package-check, and passes
 # PACKAGES_BUILT=1 here.

@@ -137,7 +137,7 @@ static int gasket_compute_status(struct gasket_dev *gdev)
 
 	if (READ_ONCE(gdev->removed))
 		return GASKET_STATUS_DRIVER_EXIT;
-	if (!READ_ONCE(gdev->enabled))
+	if (!READ_ONCE(gdev->enabled) || READ_ONCE(gdev->offline))
 		return GASKET_STATUS_DEAD;
 
 	if (gdev->desc->device_status_cb)
@@ -189,6 +189,8 @@ int gasket_reset_locked(struct gasket_dev *gdev)
 
 	lockdep_assert_held(&gdev->mutex);
 
+	if (gdev->offline)
+		return -EIO;
 	if (gdev->desc->device_reset_cb) {
 		ret = gdev->desc->device_reset_cb(gdev);
 		if (ret) {
@@ -235,8 +237,11 @@ static void gasket_release_ownership(struct gasket_dev *gdev)
 	int i;
 
 	if (!gdev->removed) {
-		/* Quiesce DMA before the pages under it are unpinned. */
-		if (gdev->desc->device_reset_cb) {
+		/*
+		 * Quiesce DMA before the pages under it are unpinned. An
+		 * offline chip was quiesced when it went offline.
+		 */
+		if (!gdev->offline && gdev->desc->device_reset_cb) {
 			ret = gdev->desc->device_reset_cb(gdev);
 			if (ret) {
 				dev_err_ratelimited(gdev->dev,
@@ -289,6 +294,10 @@ static int gasket_open(struct inode *inode, struct file *filp)
 		ret = -ENODEV;
 		goto err_unlock;
 	}
+	if (gdev->offline) {
+		ret = -EIO;
+		goto err_unlock;
+	}
 	if (writer && own->is_owned && own->owner != current->tgid &&
 	    !capable(CAP_SYS_ADMIN)) {
 		ret = -EPERM;
@@ -336,7 +345,8 @@ static int gasket_release(struct inode *inode, struct file *filp)
 		if (!--gdev->ownership.write_open_count)
 			gasket_release_ownership(gdev);
 	}
-	if (!--gdev->open_count && !gdev->removed &&
+	/* Coming online puts the chip of a closed node in its idle state. */
+	if (!--gdev->open_count && !gdev->removed && !gdev->offline &&
 	    gdev->desc->device_close_cb) {
 		ret = gdev->desc->device_close_cb(gdev);
 		if (ret)
@@ -903,6 +913,63 @@ int gasket_publish_device(struct gasket_dev *gdev)
 	return 0;
 }
 EXPORT_SYMBOL_GPL(gasket_publish_device);
+
+void gasket_offline_device(struct gasket_dev *gdev)
+{
+	int ret;
+
+	mutex_lock(&gdev->mutex);
+	if (gdev->removed || gdev->offline) {
+		mutex_unlock(&gdev->mutex);
+		return;
+	}
+	WRITE_ONCE(gdev->offline, true);
+	WRITE_ONCE(gdev->status, GASKET_STATUS_DEAD);
+	/* The pages stay mapped for the session: the chip must stop using them. */
+	if (gdev->desc->device_quiesce_cb) {
+		ret = gdev->desc->device_quiesce_cb(gdev);
+		if (ret)
+			dev_dbg(gdev->dev, "quiesce before going offline: %d\n",
+				ret);
+	}
+	mutex_unlock(&gdev->mutex);
+	dev_dbg(gdev->dev, "offline\n");
+}
+EXPORT_SYMBOL_GPL(gasket_offline_device);
+
+int gasket_online_device(struct gasket_dev *gdev)
+{
+	int ret = 0;
+	int i;
+
+	mutex_lock(&gdev->mutex);
+	if (gdev->removed || !gdev->offline)
+		goto out;
+	if (gdev->desc->device_restore_cb)
+		ret = gdev->desc->device_restore_cb(gdev, gdev->open_count > 0);
+	WRITE_ONCE(gdev->offline, false);
+	if (ret) {
+		/*
+		 * A chip in an unknown state must not use the pages still
+		 * mapped for the session; GASKET_IOCTL_RESET clears them and
+		 * lets it master the bus again.
+		 */
+		dev_err(gdev->dev, "the device did not come back: %d\n", ret);
+		pci_clear_master(gdev->pci_dev);
+		gdev->master_off = true;
+		gasket_set_status_dead(gdev);
+		goto out;
+	}
+	gasket_interrupt_setup(gdev);
+	for (i = 0; i < gdev->num_page_tables; i++)
+		gasket_page_table_restore(gdev->page_table[i]);
+	gasket_get_status(gdev);
+	dev_dbg(gdev->dev, "online again, page tables restored\n");
+out:
+	mutex_unlock(&gdev->mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(gasket_online_device);
 
 /*
  * Removal with a live session, in the only safe order: the chip stops

@@ -162,6 +162,11 @@ struct gasket_dev;
  * @device_quiesce_cb: removal, before anything user space mapped or
  *	pinned is released: stop all DMA. gasket_dev.mutex held; the
  *	framework clears bus mastering right after, whatever it returns.
+ * @device_restore_cb: the chip lost its state (a function reset, error
+ *	recovery, system sleep) and is back: bring it up again, as open
+ *	files need it if @in_use, else as for a closed node. gasket_dev.mutex
+ *	held; the framework then reprograms the interrupt routing and writes
+ *	the page tables back. May be NULL.
  * @device_status_cb: returns an enum gasket_status; may read registers,
  *	may be called with gasket_dev.mutex held, never from the MAP/UNMAP
  *	path (that one uses the status cached by gasket_get_status()).
@@ -205,6 +210,7 @@ struct gasket_driver_desc {
 	int (*device_close_cb)(struct gasket_dev *gdev);
 	int (*device_reset_cb)(struct gasket_dev *gdev);
 	int (*device_quiesce_cb)(struct gasket_dev *gdev);
+	int (*device_restore_cb)(struct gasket_dev *gdev, bool in_use);
 	int (*device_status_cb)(struct gasket_dev *gdev);
 	int (*hardware_revision_cb)(struct gasket_dev *gdev);
 	void (*interrupt_cb)(struct gasket_dev *gdev, int interrupt);
@@ -253,7 +259,7 @@ struct gasket_dev {
 
 	/*
 	 * Protects: ownership, open_count, reset_count, page tables,
-	 * enabled, removed, master_off; held around device callbacks. Taken
+	 * enabled, removed, offline, master_off; held around device callbacks. Taken
 	 * before mmap_lock (the coherent buffer lookup), never inside it.
 	 * Never held while user memory is read, written or pinned: those can
 	 * wait as long as user space likes.
@@ -270,6 +276,7 @@ struct gasket_dev {
 	struct gasket_coherent_buffer coherent_buffer;
 	bool enabled;			/* gasket_enable_device() succeeded */
 	bool removed;			/* gasket_disable_device() ran */
+	bool offline;			/* between gasket_offline_device() and _online_ */
 	bool master_off;		/* bus mastering cleared after a failed reset */
 	/*
 	 * enum gasket_status as last computed by gasket_get_status() on a
@@ -436,6 +443,35 @@ int gasket_publish_device(struct gasket_dev *gdev);
  * Context: process context, from the PCI remove.
  */
 void gasket_disable_device(struct gasket_dev *gdev);
+
+/**
+ * gasket_offline_device() - the chip is about to lose its state
+ * @gdev: an enabled device
+ *
+ * For a function reset, PCI error recovery or system sleep. Stops the
+ * chip's DMA (device_quiesce_cb), then keeps user space off the chip
+ * until gasket_online_device(): opens and every ioctl but the page table
+ * queries fail with EIO, and sysfs status reads DEAD. Open files, their
+ * mappings, mapped buffers and eventfds stay, and work again afterwards;
+ * a BAR mapping touched meanwhile reaches a chip in reset.
+ *
+ * Context: process context; may sleep. Not nested.
+ */
+void gasket_offline_device(struct gasket_dev *gdev);
+
+/**
+ * gasket_online_device() - bring the device back after gasket_offline_device()
+ * @gdev: the device
+ *
+ * Calls device_restore_cb, then reprograms the interrupt routing and
+ * writes every page table entry back, so the open files' buffers are
+ * where they were. If the chip does not come back, the device stays DEAD
+ * with bus mastering off until a GASKET_IOCTL_RESET succeeds.
+ *
+ * Context: process context; may sleep.
+ * Return: 0 or the negative errno of device_restore_cb.
+ */
+int gasket_online_device(struct gasket_dev *gdev);
 
 /**
  * gasket_reset() - reset the device as GASKET_IOCTL_RESET does

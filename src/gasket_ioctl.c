@@ -285,8 +285,12 @@ static long gasket_ioctl_device(struct gasket_dev *gdev, struct file *filp,
 	ret = mutex_lock_killable(&gdev->mutex);
 	if (ret)
 		return ret;
-	ret = gdev->removed ? -ENODEV :
-	      gdev->desc->ioctl_handler_cb(gdev, filp, cmd, a.device);
+	if (gdev->removed)
+		ret = -ENODEV;
+	else if (gdev->offline)
+		ret = -EIO;
+	else
+		ret = gdev->desc->ioctl_handler_cb(gdev, filp, cmd, a.device);
 	mutex_unlock(&gdev->mutex);
 
 	if (!ret && (_IOC_DIR(cmd) & _IOC_READ) &&
@@ -327,6 +331,8 @@ long gasket_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	 */
 	if (gdev->removed)
 		ret = -ENODEV;
+	else if (gdev->offline && c.need != GASKET_NEED_READER)
+		ret = -EIO;
 	else if (c.need == GASKET_NEED_WRITER_ALIVE &&
 		 READ_ONCE(gdev->status) != GASKET_STATUS_ALIVE)
 		ret = -EIO;

@@ -936,6 +936,31 @@ void gasket_page_table_reset(struct gasket_page_table *pt)
 	writeq(pt->total_entries, pt->extended_reg);
 }
 
+void gasket_page_table_restore(struct gasket_page_table *pt)
+{
+	struct gasket_subtable *sub;
+	struct gasket_pte *pte;
+	u32 i;
+
+	lockdep_assert_held(&pt->gdev->mutex);
+
+	writeq(pt->num_simple, pt->extended_reg);
+	for (i = 0; i < pt->num_simple; i++) {
+		pte = &pt->simple[i];
+		writeq(pte->kind ? pte->dma_addr | GASKET_VALID_SLOT_FLAG : 0,
+		       &pt->slots[i]);
+	}
+	/* The second-level tables are in host memory: they were not lost. */
+	for (i = 0; i < pt->total_entries - pt->num_simple; i++) {
+		sub = pt->subtables[i];
+		writeq(sub && sub->published ?
+		       sub->dma_addr | GASKET_VALID_SLOT_FLAG : 0,
+		       gasket_pt_lvl0_slot(pt, i));
+	}
+	dev_dbg(pt->gdev->dev, "page table restored: %u pages mapped\n",
+		pt->num_mapped);
+}
+
 int gasket_page_table_init(struct gasket_dev *gdev, int index)
 {
 	const struct gasket_driver_desc *desc = gdev->desc;

@@ -50,6 +50,11 @@ int gasket_page_table_unmap_dmabuf(struct gasket_page_table *pt, int fd,
 void gasket_page_table_unmap_all(struct gasket_page_table *pt);
 /* unmap_all, then make every entry simple again. */
 void gasket_page_table_reset(struct gasket_page_table *pt);
+/*
+ * Write every entry and the simple/extended split back to a chip that
+ * lost its registers (a function reset, a power state change).
+ */
+void gasket_page_table_restore(struct gasket_page_table *pt);
 bool gasket_page_table_uses_coherent(struct gasket_page_table *pt);
 
 #endif /* __GASKET_PAGE_TABLE_H__ */

@@ -24,7 +24,12 @@
  *           count against that limit (as VmPin in /proc/PID/status) until
  *           unmapped, also by RESET or the last close; CAP_IPC_LOCK lifts
  *           it. The kernel log names the limit. Also: out of memory.
- *   EIO     the device is not alive (see sysfs "status"); RESET still works
+ *   EIO     the device is not alive (see sysfs "status"); RESET still works.
+ *           Also, for a moment, every ioctl but the page table queries
+ *           (and open() too) while the device is being reset by the
+ *           kernel (sysfs "reset", PCI error recovery) or the system
+ *           sleeps: the file, its mappings, mapped buffers and eventfds
+ *           stay and work again afterwards.
  *   ENODEV  the device was removed while the file was open (mmap() on
  *           such a file fails with ENODEV too, and touching one of its
  *           earlier mappings raises SIGBUS)

@@ -109,6 +109,29 @@ static void apex_interrupt_cb(struct gasket_dev *gdev, int interrupt)
 	gasket_set_status_dead(gdev);
 }
 
+/* Set under both locks that guard register access, in lock order. */
+static void apex_set_unreachable(struct apex_dev *adev, bool unreachable)
+{
+	mutex_lock(&adev->thermal.lock);
+	mutex_lock(&adev->power.lock);
+	adev->unreachable = unreachable;
+	mutex_unlock(&adev->power.lock);
+	mutex_unlock(&adev->thermal.lock);
+}
+
+/* device_restore_cb: the chip lost its state; set it up as probe does. */
+static int apex_restore_cb(struct gasket_dev *gdev, bool in_use)
+{
+	struct apex_dev *adev = apex_from_gasket(gdev);
+	int ret;
+
+	apex_set_unreachable(adev, false);
+	ret = apex_session_restore(adev, in_use);
+	if (!ret)
+		apex_thermal_open(adev);
+	return ret;
+}
+
 static const struct gasket_driver_desc apex_desc = {
 	.name = "apex",
 	.driver_version = APEX_DRIVER_VERSION,
@@ -144,6 +167,7 @@ static const struct gasket_driver_desc apex_desc = {
 	.device_close_cb = apex_session_close_cb,
 	.device_reset_cb = apex_session_reset_cb,
 	.device_quiesce_cb = apex_session_quiesce_cb,
+	.device_restore_cb = apex_restore_cb,
 	.device_status_cb = apex_session_status_cb,
 	.interrupt_cb = apex_interrupt_cb,
 	.ioctl_handler_cb = apex_ioctl,
@@ -167,16 +191,6 @@ static int apex_check_hardware(struct pci_dev *pdev)
 		return -ENODEV;
 	}
 	return 0;
-}
-
-/* gone is set under both locks that guard register access, in lock order. */
-static void apex_mark_gone(struct apex_dev *adev)
-{
-	mutex_lock(&adev->thermal.lock);
-	mutex_lock(&adev->power.lock);
-	adev->gone = true;
-	mutex_unlock(&adev->power.lock);
-	mutex_unlock(&adev->thermal.lock);
 }
 
 static int apex_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -220,11 +234,13 @@ static int apex_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = gasket_publish_device(adev->gdev);
 	if (ret)
 		goto err_remove_device;
+	/* What PCI error recovery restores after the link reset. */
+	pci_save_state(pdev);
 	dev_dbg(&pdev->dev, "probe: done\n");
 	return 0;
 
 err_remove_device:
-	apex_mark_gone(adev);
+	apex_set_unreachable(adev, true);
 	/* Interrupts first: one may queue the thermal work again. */
 	gasket_pci_remove_device(pdev);
 	apex_thermal_remove(adev);
@@ -242,11 +258,92 @@ static void apex_pci_remove(struct pci_dev *pdev)
 	 * No register access from hwmon or the thermal work once this is
 	 * set; the devm hwmon device goes only after we return.
 	 */
-	apex_mark_gone(adev);
+	apex_set_unreachable(adev, true);
 	apex_thermal_remove(adev);
 	gasket_pci_remove_device(pdev);
 	dev_dbg(&pdev->dev, "removed\n");
 }
+
+/*
+ * The chip is about to lose its state: a function reset, error recovery,
+ * system sleep. Its DMA stops; the session's buffers stay mapped.
+ */
+static void apex_offline(struct pci_dev *pdev)
+{
+	struct gasket_dev *gdev = pci_get_drvdata(pdev);
+
+	gasket_offline_device(gdev);
+	apex_set_unreachable(apex_from_gasket(gdev), true);
+}
+
+/* ... and is back, in its power-on state: restore what the driver set. */
+static int apex_online(struct pci_dev *pdev)
+{
+	return gasket_online_device(pci_get_drvdata(pdev));
+}
+
+/* sysfs "reset" and the other function resets the PCI core does. */
+static void apex_reset_prepare(struct pci_dev *pdev)
+{
+	apex_offline(pdev);
+}
+
+static void apex_reset_done(struct pci_dev *pdev)
+{
+	apex_online(pdev);
+}
+
+static pci_ers_result_t apex_error_detected(struct pci_dev *pdev,
+					    pci_channel_state_t state)
+{
+	if (state == pci_channel_io_perm_failure) {
+		dev_err(&pdev->dev, "PCI error: the device is lost\n");
+		return PCI_ERS_RESULT_DISCONNECT;
+	}
+	dev_err(&pdev->dev, "PCI error: resetting the device\n");
+	apex_offline(pdev);
+	return PCI_ERS_RESULT_NEED_RESET;
+}
+
+static pci_ers_result_t apex_slot_reset(struct pci_dev *pdev)
+{
+	pci_restore_state(pdev);
+	pci_save_state(pdev);	/* restoring used it up */
+	if (apex_online(pdev))
+		return PCI_ERS_RESULT_DISCONNECT;
+	dev_info(&pdev->dev, "recovered from the PCI error\n");
+	return PCI_ERS_RESULT_RECOVERED;
+}
+
+static const struct pci_error_handlers apex_error_handlers = {
+	.error_detected = apex_error_detected,
+	.slot_reset = apex_slot_reset,
+	.reset_prepare = apex_reset_prepare,
+	.reset_done = apex_reset_done,
+};
+
+/* System sleep and hibernation; the PCI core saves and restores the config. */
+static int apex_suspend(struct device *dev)
+{
+	apex_offline(to_pci_dev(dev));
+	return 0;
+}
+
+static int apex_resume(struct device *dev)
+{
+	/* A chip that did not come back is DEAD and says so; the system resumes. */
+	apex_online(to_pci_dev(dev));
+	return 0;
+}
+
+static const struct dev_pm_ops apex_pm_ops = {
+	.suspend = apex_suspend,
+	.resume = apex_resume,
+	.freeze = apex_suspend,
+	.thaw = apex_resume,
+	.poweroff = apex_suspend,
+	.restore = apex_resume,
+};
 
 static const struct pci_device_id apex_pci_ids[] = {
 	{ PCI_DEVICE(APEX_PCI_VENDOR_ID, APEX_PCI_DEVICE_ID) },
@@ -259,6 +356,8 @@ static struct pci_driver apex_pci_driver = {
 	.id_table = apex_pci_ids,
 	.probe = apex_pci_probe,
 	.remove = apex_pci_remove,
+	.err_handler = &apex_error_handlers,
+	.driver.pm = &apex_pm_ops,
 };
 module_pci_driver(apex_pci_driver);
 

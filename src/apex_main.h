@@ -55,10 +55,12 @@ struct apex_dev {
 	struct gasket_dev *gdev;
 	unsigned long events;		/* enum apex_event bits, atomic bitops */
 	/*
-	 * Being removed: no more register access. Set under power.lock and
-	 * thermal.lock both, so holding either one is enough to read it.
+	 * No register access: the device is being removed, or is offline
+	 * for a function reset, error recovery or system sleep. Set under
+	 * power.lock and thermal.lock both, so holding either one is enough
+	 * to read it.
 	 */
-	bool gone;
+	bool unreachable;
 
 	struct apex_power power;	/* reset, power save, clocks */
 	struct apex_thermal thermal;	/* sensor, throttling, alarms */

@@ -81,7 +81,7 @@ static void apex_session_hw_gating_changed(struct apex_dev *adev,
 					   const struct apex_tunable *tun)
 {
 	mutex_lock(&adev->power.lock);
-	if (!adev->gone)
+	if (!adev->unreachable)
 		apex_session_apply_hw_gating(adev);
 	mutex_unlock(&adev->power.lock);
 }
@@ -200,7 +200,7 @@ static void apex_session_apply_clocks(struct apex_dev *adev)
 	u32 div = max(adev->power.perf_clkdiv, adev->power.thermal_clkdiv);
 
 	lockdep_assert_held(&adev->power.lock);
-	if (adev->power.bypass || adev->gone)
+	if (adev->power.bypass || adev->unreachable)
 		return;
 	gasket_read_modify_write_32(adev->gdev, APEX_BAR_INDEX, APEX_SCU_CTRL_3,
 				    APEX_SCU3_CLOCKS,
@@ -216,7 +216,7 @@ static int apex_session_reset_locked(struct apex_dev *adev)
 	int ret = 0;
 
 	lockdep_assert_held(&adev->power.lock);
-	if (adev->gone)
+	if (adev->unreachable)
 		return -ENODEV;
 
 	dev_dbg(&adev->pdev->dev, "reset%s\n",
@@ -267,21 +267,15 @@ void apex_session_init(struct apex_dev *adev)
 	mutex_init(&adev->power.lock);
 }
 
-/**
- * apex_session_probe() - first reset of the chip at probe
- * @adev: the device, registers mapped, node not yet created
- *
- * Brings the GCB out of reset and waits for the chip to report its page
- * table and MSI-X table initialised, which gasket_enable_device() needs.
- *
- * Return: 0, -ETIMEDOUT, or -ENODEV if the chip does not answer.
+/*
+ * Bring the GCB out of reset and wait for the chip to report its page
+ * table and MSI-X table initialised.
  */
-int apex_session_probe(struct apex_dev *adev)
+static int apex_session_bring_up(struct apex_dev *adev)
 {
 	int ret;
 
 	mutex_lock(&adev->power.lock);
-	apex_session_resolve(adev);
 	ret = apex_session_reset_locked(adev);
 	mutex_unlock(&adev->power.lock);
 	if (ret)
@@ -294,6 +288,43 @@ int apex_session_probe(struct apex_dev *adev)
 		return ret;
 	return apex_session_wait(adev, APEX_HIB_MSIX_TABLE_INIT, true, U64_MAX,
 				 true, "MSI-X table init not done");
+}
+
+/**
+ * apex_session_probe() - first reset of the chip at probe
+ * @adev: the device, registers mapped, node not yet created
+ *
+ * Brings the chip up as gasket_enable_device() needs it.
+ *
+ * Return: 0, -ETIMEDOUT, or -ENODEV if the chip does not answer.
+ */
+int apex_session_probe(struct apex_dev *adev)
+{
+	mutex_lock(&adev->power.lock);
+	apex_session_resolve(adev);
+	mutex_unlock(&adev->power.lock);
+	return apex_session_bring_up(adev);
+}
+
+/**
+ * apex_session_restore() - the chip lost its state; set it up again
+ * @adev: the device, reachable again
+ * @in_use: the node is open: the chip runs, at the clock the session
+ *	asked for; else it goes back to power save, if allowed
+ *
+ * Return: 0, -ETIMEDOUT, or -ENODEV if the chip does not answer.
+ */
+int apex_session_restore(struct apex_dev *adev, bool in_use)
+{
+	int ret;
+
+	mutex_lock(&adev->power.lock);
+	adev->power.powered = false;
+	mutex_unlock(&adev->power.lock);
+	ret = apex_session_bring_up(adev);
+	if (!ret && !in_use)
+		apex_session_idle(adev);
+	return ret;
 }
 
 /* End of probe: nobody has the node open yet, so save power if allowed. */
@@ -333,7 +364,7 @@ int apex_session_close_cb(struct gasket_dev *gdev)
 	int ret = 0;
 
 	mutex_lock(&adev->power.lock);
-	if (adev->gone)
+	if (adev->unreachable)
 		goto out;
 
 	hib_error = apex_read64(adev, APEX_USER_HIB_ERROR_STATUS);
@@ -380,7 +411,7 @@ int apex_session_status_cb(struct gasket_dev *gdev)
 		return GASKET_STATUS_DEAD;
 
 	mutex_lock(&adev->power.lock);
-	if (adev->gone || adev->power.reset_failed) {
+	if (adev->unreachable || adev->power.reset_failed) {
 		status = GASKET_STATUS_DEAD;
 	} else if (!adev->power.bypass) {
 		scu3 = apex_read32(adev, APEX_SCU_CTRL_3);
@@ -406,7 +437,7 @@ int apex_session_quiesce_cb(struct gasket_dev *gdev)
 	int ret = 0;
 
 	mutex_lock(&adev->power.lock);
-	if (adev->gone || adev->power.bypass)
+	if (adev->unreachable || adev->power.bypass)
 		goto out;
 	if (apex_read32(adev, APEX_SCU_CTRL_3) == U32_MAX)
 		ret = -ENODEV;
@@ -433,7 +464,7 @@ int apex_session_gate_clock(struct apex_dev *adev, bool gate)
 	int ret = 0;
 
 	mutex_lock(&adev->power.lock);
-	if (adev->gone) {
+	if (adev->unreachable) {
 		ret = -ENODEV;
 	} else if (adev->power.bypass) {
 		apex_session_sw_gating_allowed(adev);	/* just for its warning */
@@ -468,7 +499,7 @@ int apex_session_set_performance(struct apex_dev *adev, u32 level)
 	int ret = 0;
 
 	mutex_lock(&adev->power.lock);
-	if (adev->gone) {
+	if (adev->unreachable) {
 		ret = -ENODEV;
 	} else {
 		adev->power.perf_clkdiv = apex_perf_clkdiv(level);
@@ -480,7 +511,7 @@ int apex_session_set_performance(struct apex_dev *adev, u32 level)
 
 /**
  * apex_session_throttle() - the clock divider the temperature allows
- * @adev: the device, not gone
+ * @adev: the device, reachable
  * @level: trip points reached, 0..3: the GCB clock is divided by 2^@level
  *
  * Context: the thermal work, thermal.lock held (taken before power.lock).

@@ -26,6 +26,7 @@ struct apex_power {
 
 void apex_session_init(struct apex_dev *adev);
 int apex_session_probe(struct apex_dev *adev);
+int apex_session_restore(struct apex_dev *adev, bool in_use);
 void apex_session_idle(struct apex_dev *adev);
 
 int apex_session_open_cb(struct gasket_dev *gdev);

@@ -31,7 +31,7 @@ static ssize_t unique_id_show(struct device *dev, struct device_attribute *attr,
 	ssize_t ret = -ENODEV;
 
 	mutex_lock(&adev->power.lock);
-	if (!adev->gone)
+	if (!adev->unreachable)
 		ret = sysfs_emit(buf, "%08x%08x%08x%08x\n",
 				 apex_read32(adev, APEX_EFUSE_ID3),
 				 apex_read32(adev, APEX_EFUSE_ID2),

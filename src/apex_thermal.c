@@ -195,7 +195,7 @@ static void apex_thermal_work(struct work_struct *work)
 	int mc;
 
 	mutex_lock(&adev->thermal.lock);
-	if (adev->gone)
+	if (adev->unreachable)
 		goto out;
 
 	dc = apex_read32(adev, APEX_OMC0_DC);
@@ -233,7 +233,7 @@ static void apex_thermal_work(struct work_struct *work)
 		queue_delayed_work(system_power_efficient_wq,
 				   &adev->thermal.work, msecs_to_jiffies(next_ms));
 out:
-	poll = !adev->gone;
+	poll = !adev->unreachable;
 	mutex_unlock(&adev->thermal.lock);
 	/* A slow path: refresh the status MAP/UNMAP check. */
 	if (poll)
@@ -257,7 +257,7 @@ static ssize_t temp_show(struct device *dev, struct device_attribute *attr,
 	ssize_t ret = -ENODEV;
 
 	mutex_lock(&adev->thermal.lock);
-	if (!adev->gone)
+	if (!adev->unreachable)
 		ret = sysfs_emit(buf, "%d\n", apex_thermal_read_mc(adev));
 	mutex_unlock(&adev->thermal.lock);
 	return ret;
@@ -286,7 +286,7 @@ static void apex_thermal_alarms_changed(struct apex_dev *adev,
 					const struct apex_tunable *tun)
 {
 	mutex_lock(&adev->thermal.lock);
-	if (!adev->gone) {
+	if (!adev->unreachable) {
 		apex_thermal_program(adev);
 		apex_thermal_kick(adev);
 	}
@@ -298,7 +298,7 @@ static void apex_thermal_trips_changed(struct apex_dev *adev,
 				       const struct apex_tunable *tun)
 {
 	mutex_lock(&adev->thermal.lock);
-	if (!adev->gone)
+	if (!adev->unreachable)
 		apex_thermal_kick(adev);
 	mutex_unlock(&adev->thermal.lock);
 }
@@ -312,7 +312,7 @@ static int apex_hwmon_read(struct device *dev, enum hwmon_sensor_types type,
 	int ret = 0;
 
 	mutex_lock(&adev->thermal.lock);
-	if (adev->gone) {
+	if (adev->unreachable) {
 		ret = -ENODEV;
 		goto out;
 	}
@@ -424,7 +424,7 @@ int apex_thermal_probe(struct apex_dev *adev)
 void apex_thermal_open(struct apex_dev *adev)
 {
 	mutex_lock(&adev->thermal.lock);
-	if (!adev->gone) {
+	if (!adev->unreachable) {
 		apex_thermal_program(adev);
 		apex_thermal_kick(adev);
 	}
@@ -448,7 +448,7 @@ void apex_thermal_interrupt(struct apex_dev *adev, int interrupt)
 
 /**
  * apex_thermal_remove() - stop checking
- * @adev: the device, already marked gone and without interrupts
+ * @adev: the device, already marked unreachable and without interrupts
  */
 void apex_thermal_remove(struct apex_dev *adev)
 {

@@ -91,6 +91,7 @@ void apex_chip_reset(struct apex_chip *c)
 	if (c->te.status & TE_STATUS_BUSY)
 		log_msg("chip: reset drops the test engine's copy");
 	chip_reset_registers(c);
+	c->cnt.function_resets++;
 	log_msg("chip: device reset, registers at power-on values");
 }
 

@@ -151,6 +151,7 @@ struct apex_counters {
 	uint64_t irq_vector[APEX_NUM_VECTORS];
 	uint64_t te_faults;
 	uint64_t gcb_resets;		/* entries into GCB reset */
+	uint64_t function_resets;	/* QEMU's device reset, D3hot -> D0 */
 };
 
 /* Delivers MSI-X vector VECTOR; false if nobody listens (no eventfd). */

@@ -114,8 +114,9 @@ static void ctl_state(const struct ctl_ctx *ctx, struct strbuf *sb)
 		  c->te.completed, n->te_faults, c->te.status,
 		  c->te.fault_addr);
 	sb_printf(sb, " hib_error=%#" PRIx64 " scalar_error=%#" PRIx64
-		  " gcb_resets=%" PRIu64, c->hib_error, c->scalar_error,
-		  n->gcb_resets);
+		  " gcb_resets=%" PRIu64 " function_resets=%" PRIu64,
+		  c->hib_error, c->scalar_error, n->gcb_resets,
+		  n->function_resets);
 	sb_printf(sb, " fault_reset_stuck=%d fault_ram_stuck=%d"
 		  " fault_dma_pause_stuck=%d", c->fault.reset_stuck,
 		  c->fault.ram_stuck, c->fault.dma_pause_stuck);

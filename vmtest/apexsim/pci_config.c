@@ -20,7 +20,11 @@
 #define PCI_SUBSYSTEM_ID	0x2e
 #define PCI_CAP_PTR		0x34
 #define PCI_INTERRUPT_LINE	0x3c
+#define PCI_CAP_ID_PM		0x01
 #define PCI_CAP_ID_MSIX		0x11
+#define PM_PMC_VERSION_1_2	0x0003
+#define PM_CTRL			4	/* PMCSR, from the capability */
+#define   PM_CTRL_STATE_MASK	0x0003	/* D0..D3hot; No_Soft_Reset clear */
 #define MSIX_FLAGS_WMASK	0xc000	/* enable, function mask */
 #define MSIX_BIR_BAR2		2
 
@@ -54,16 +58,26 @@ void pcicfg_init(struct pci_config *cfg)
 	b[PCI_CAP_PTR] = PCICFG_MSIX_CAP;
 
 	b[PCICFG_MSIX_CAP] = PCI_CAP_ID_MSIX;
-	b[PCICFG_MSIX_CAP + 1] = 0;	/* last capability */
+	b[PCICFG_MSIX_CAP + 1] = PCICFG_PM_CAP;
 	put16(b + PCICFG_MSIX_CAP + 2, APEX_NUM_VECTORS - 1);
 	put32(b + PCICFG_MSIX_CAP + 4, PCICFG_MSIX_TABLE | MSIX_BIR_BAR2);
 	put32(b + PCICFG_MSIX_CAP + 8, PCICFG_MSIX_PBA | MSIX_BIR_BAR2);
+
+	b[PCICFG_PM_CAP] = PCI_CAP_ID_PM;
+	b[PCICFG_PM_CAP + 1] = 0;	/* last capability */
+	put16(b + PCICFG_PM_CAP + 2, PM_PMC_VERSION_1_2);
 
 	put16(cfg->wmask + PCI_COMMAND, PCI_COMMAND_WMASK);
 	cfg->wmask[PCI_CACHE_LINE] = 0xff;
 	cfg->wmask[PCI_LATENCY] = 0xff;
 	cfg->wmask[PCI_INTERRUPT_LINE] = 0xff;
 	put16(cfg->wmask + PCICFG_MSIX_CAP + 2, MSIX_FLAGS_WMASK);
+	put16(cfg->wmask + PCICFG_PM_CAP + PM_CTRL, PM_CTRL_STATE_MASK);
+}
+
+static unsigned int pcicfg_power_state(const struct pci_config *cfg)
+{
+	return cfg->b[PCICFG_PM_CAP + PM_CTRL] & PM_CTRL_STATE_MASK;
 }
 
 static bool pcicfg_range_ok(uint64_t off, uint32_t len)
@@ -84,6 +98,7 @@ int pcicfg_write(struct pci_config *cfg, uint64_t off, const void *buf,
 		 uint32_t len)
 {
 	const uint8_t *src = buf;
+	unsigned int was = pcicfg_power_state(cfg);
 	uint32_t i;
 
 	if (!pcicfg_range_ok(off, len))
@@ -94,7 +109,9 @@ int pcicfg_write(struct pci_config *cfg, uint64_t off, const void *buf,
 		cfg->b[off + i] = (uint8_t)((cfg->b[off + i] & ~m) |
 					    (src[i] & m));
 	}
-	return 0;
+	/* No_Soft_Reset is clear: D3hot -> D0 resets the function. */
+	return was == PCICFG_D3HOT && pcicfg_power_state(cfg) == 0 ?
+	       PCICFG_WRITE_RESET : 0;
 }
 
 bool pcicfg_bus_master(const struct pci_config *cfg)

@@ -396,6 +396,14 @@ static int vu_cmd_set_irqs(struct vu_conn *vu, struct vu_msg *m)
 	return 0;
 }
 
+/* The chip and its config space as at power-on: everything the driver set is lost. */
+static void vu_function_reset(struct vu_conn *vu)
+{
+	pcicfg_init(vu->cfg);
+	apex_chip_set_bus_master(vu->chip, false);
+	apex_chip_reset(vu->chip);
+}
+
 /* Checks a region access; the BAR takes single 1/2/4/8-byte accesses. */
 static int vu_rw_check(const struct vu_region_rw *rw)
 {
@@ -451,8 +459,9 @@ static int vu_cmd_region_write(struct vu_conn *vu, struct vu_msg *m)
 	if (m->len != sizeof(rw) + rw.count)
 		return -EINVAL;
 	if (rw.region == VU_REGION_CONFIG) {
-		pcicfg_write(vu->cfg, rw.offset, m->body + sizeof(rw),
-			     rw.count);
+		if (pcicfg_write(vu->cfg, rw.offset, m->body + sizeof(rw),
+				 rw.count) == PCICFG_WRITE_RESET)
+			vu_function_reset(vu);
 		apex_chip_set_bus_master(vu->chip,
 					 pcicfg_bus_master(vu->cfg));
 	} else {
@@ -467,9 +476,7 @@ static int vu_cmd_region_write(struct vu_conn *vu, struct vu_msg *m)
 
 static int vu_cmd_device_reset(struct vu_conn *vu, struct vu_msg *m)
 {
-	pcicfg_init(vu->cfg);
-	apex_chip_set_bus_master(vu->chip, false);
-	apex_chip_reset(vu->chip);
+	vu_function_reset(vu);
 	vu_reply(vu, m, NULL, 0);
 	return 0;
 }

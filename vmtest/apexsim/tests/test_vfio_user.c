@@ -625,6 +625,35 @@ static void test_config_write_mask(void)
 	vt_teardown();
 }
 
+/* D3hot -> D0 loses what the driver set, as No_Soft_Reset clear says. */
+static void test_d3hot_resets_function(void)
+{
+	const uint64_t pmcsr = PCICFG_PM_CAP + 4;
+
+	vt_setup();
+	CHECK_EQ(vt_read(VU_REGION_CONFIG, 0x34, 1), PCICFG_MSIX_CAP);
+	CHECK_EQ(vt_read(VU_REGION_CONFIG, PCICFG_MSIX_CAP + 1, 1),
+		 PCICFG_PM_CAP);
+	CHECK_EQ(vt_read(VU_REGION_CONFIG, PCICFG_PM_CAP, 2), 0x0001);
+	CHECK(vt_write(0, VU_REGION_CONFIG, 4, 2, 0x0006));
+	vt.chip.simple_entries = 5;
+	CHECK(vt_write(0, VU_REGION_CONFIG, pmcsr, 2, 0));	/* D0 -> D0 */
+	CHECK_EQ(vt.chip.simple_entries, 5);
+	CHECK(vt_write(0, VU_REGION_CONFIG, pmcsr, 2, 3));	/* D3hot */
+	CHECK_EQ(vt_read(VU_REGION_CONFIG, pmcsr, 2), 3);
+	CHECK_EQ(vt.chip.simple_entries, 5);
+	CHECK_EQ(vt.chip.cnt.function_resets, 0);
+	CHECK(vt_write(0, VU_REGION_CONFIG, pmcsr, 2, 0));	/* D0 */
+	CHECK_EQ(vt.chip.cnt.function_resets, 1);
+	CHECK_EQ(vt.chip.simple_entries, APEX_PAGE_TABLE_ENTRIES);
+	CHECK(vt.chip.gcb_in_reset);
+	CHECK(!vt.chip.bus_master);
+	CHECK_EQ(vt_read(VU_REGION_CONFIG, 4, 2), 0);
+	CHECK_EQ(vt_read(VU_REGION_CONFIG, pmcsr, 2), 0);
+	CHECK(vt_in_sync());
+	vt_teardown();
+}
+
 /* Descriptors as QEMU sends them: guest RAM memfds or eventfds. */
 static int replay_fds(const uint8_t *msg, size_t nfds, int *fds)
 {
@@ -720,5 +749,6 @@ const struct unit_test vfio_user_tests[] = {
 	{ "vfio-user: DMA unmap", test_dma_unmap },
 	{ "vfio-user: short header, then the client closes", test_short_header_then_eof },
 	{ "vfio-user: config space write mask", test_config_write_mask },
+	{ "vfio-user: D3hot -> D0 resets the function", test_d3hot_resets_function },
 	{ NULL, NULL },
 };

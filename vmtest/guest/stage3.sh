@@ -3,7 +3,8 @@
 # Guest stage 3 (root): where stage2 installed a new kernel, this runs in
 # that kernel (booted with kexec) and checks that the modules dkms built
 # for it autoload and work; otherwise it follows stage2 in the same boot.
-# Then the chips vanish (removal.sh) and `apt-get purge` must leave nothing
+# Then a live session meets a function reset and system sleep (restore.sh),
+# the chips vanish (removal.sh) and `apt-get purge` must leave nothing
 # behind. Then the guest asks the host for a power cycle, not a reboot:
 # QEMU cannot reset a machine whose apexsims have gone (vmtest/qemu/
 # launch.sh), and a cold boot with fresh chips is the fairer test of the
@@ -18,6 +19,8 @@ source "$here/lib.sh"
 source "$here/pkg.sh"
 # shellcheck source=removal.sh
 source "$here/removal.sh"
+# shellcheck source=restore.sh
+source "$here/restore.sh"
 # shellcheck source=doctor.sh
 source "$here/doctor.sh"
 
@@ -51,6 +54,10 @@ run_doctor_checks
 # --- unbind with a live session: old mappings fault, old fds fail, rebind works
 tap_phase "unbind with a live session"
 run_unbind_checks
+
+# --- the chip loses its state under a live session: function reset, s2idle, S3
+tap_phase "reset and sleep with a live session"
+run_restore_checks
 
 # --- chips that vanish: surprise removal, a killed apexsim (the chips stay dead)
 tap_phase "chips that vanish"

@@ -108,16 +108,18 @@ for prog in apex-ioctl apex-mmap apex-owner apex-power apex-hostile "apex-demo -
 		"$prog without a device: complete TAP, failures, exit 1" \
 		"exit $rc; $(cat "$work/prog")"
 done
-rc=0
-timeout 20 "$build/apex-unbind" /nonexistent/apex_0 true >"$work/prog" 2>&1 || rc=$?
-result "$([ "$rc" = 1 ] && complete_tap "$work/prog" && echo 0 || echo 1)" \
-	"apex-unbind without a device: complete TAP, failures, exit 1" \
-	"exit $rc; $(cat "$work/prog")"
+for prog in apex-unbind apex-restore; do
+	rc=0
+	timeout 20 "$build/$prog" /nonexistent/apex_0 true >"$work/prog" 2>&1 || rc=$?
+	result "$([ "$rc" = 1 ] && complete_tap "$work/prog" && echo 0 || echo 1)" \
+		"$prog without a device: complete TAP, failures, exit 1" \
+		"exit $rc; $(cat "$work/prog")"
+done
 rc=0
 timeout 20 "$build/apex-demo" /nonexistent/apex_0 >/dev/null 2>&1 || rc=$?
 result "$([ "$rc" = 1 ] && echo 0 || echo 1)" "apex-demo without a device exits 1" "exit $rc"
 for prog in apex-ioctl apex-mmap apex-owner apex-power apex-hostile apex-memlock apex-demo \
-	apex-unbind; do
+	apex-unbind apex-restore; do
 	rc=0
 	"$build/$prog" not-a-path >/dev/null 2>&1 || rc=$?
 	result "$([ "$rc" = 2 ] && echo 0 || echo 1)" "$prog: usage error exits 2" "exit $rc"

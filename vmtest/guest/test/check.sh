@@ -261,7 +261,7 @@ result "$([ "$t" = poweroff ] && [ "$(ran "$disk")" = "ran stage1" ] && echo 0 |
 
 # --- shell syntax -------------------------------------------------------------------
 for f in stage1 stage2 stage3 stage4 tap.sh lib.sh pkg.sh thermal.sh tunables.sh faults.sh \
-	removal.sh doctor.sh; do
+	removal.sh restore.sh doctor.sh; do
 	check "bash -n $f" bash -n "$build/$f"
 done
 check "sh -n run-stages" sh -n "$here/../run-stages.sh"

@@ -21,7 +21,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "apexdev.h"
@@ -66,27 +65,6 @@ static const char *sig_name(int sig)
 {
 	return sig == SIGBUS ? "SIGBUS" : sig == SIGSEGV ? "SIGSEGV" :
 	       sig ? "another signal" : "no signal";
-}
-
-/* Run argv and wait; true if it exited with status 0. */
-static bool run_command(char **argv, long *ms)
-{
-	long start = now_ms();
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return false;
-	if (!pid) {
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) != pid)
-		return false;
-	*ms = now_ms() - start;
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		tap_why("exit status 0x%x", status);
-	return WIFEXITED(status) && !WEXITSTATUS(status);
 }
 
 static long long module_refcnt(const char *mod)

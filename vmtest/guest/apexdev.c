@@ -10,10 +10,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "apexdev.h"
+#include "tap.h"
 
 const char *errname(int err)
 {
@@ -276,4 +278,24 @@ long now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+bool run_command(char **argv, long *ms)
+{
+	long start = now_ms();
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return false;
+	if (!pid) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return false;
+	*ms = now_ms() - start;
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		tap_why("exit status 0x%x", status);
+	return WIFEXITED(status) && !WEXITSTATUS(status);
 }

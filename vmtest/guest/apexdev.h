@@ -94,4 +94,10 @@ long buf_check_byte(const void *buf, size_t size, uint8_t byte);
 /* Monotonic milliseconds. */
 long now_ms(void);
 
+/*
+ * Run argv and wait for it, its duration in *ms; true if it exited with
+ * status 0 (otherwise the status goes to tap_why()).
+ */
+bool run_command(char **argv, long *ms);
+
 #endif /* APEX_GUEST_APEXDEV_H */

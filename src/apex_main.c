@@ -282,12 +282,7 @@ static int apex_online(struct pci_dev *pdev)
 	return gasket_online_device(pci_get_drvdata(pdev));
 }
 
-/* sysfs "reset" and the other function resets the PCI core does. */
-static void apex_reset_prepare(struct pci_dev *pdev)
-{
-	apex_offline(pdev);
-}
-
+/* After sysfs "reset" and the other function resets the PCI core does. */
 static void apex_reset_done(struct pci_dev *pdev)
 {
 	apex_online(pdev);
@@ -318,7 +313,7 @@ static pci_ers_result_t apex_slot_reset(struct pci_dev *pdev)
 static const struct pci_error_handlers apex_error_handlers = {
 	.error_detected = apex_error_detected,
 	.slot_reset = apex_slot_reset,
-	.reset_prepare = apex_reset_prepare,
+	.reset_prepare = apex_offline,
 	.reset_done = apex_reset_done,
 };
 

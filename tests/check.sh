@@ -107,7 +107,7 @@ echo "=== make check summary ($(($(date +%s) - t_start))s wall clock, logs in $l
 printf '%-16s %6s %6s %7s %7s\n' step passed failed "at (s)" "secs"
 printf '%s\n' "${table[@]}"
 echo
-echo "guests (queued: seconds waiting for an image and a free slot; run: boot to verdict)"
+echo "guests (queued: seconds waiting for an image and a free slot; run: the rest, preparation and boot to verdict)"
 sed -n '/^suite  *kernel  *dkms/,/^[0-9]* passed, [0-9]* failed$/p' "$guests_log" | sed '$d'
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]

@@ -35,8 +35,8 @@ function open_phase(t, what) {
 	last = t
 }
 ev ~ /^request / { next }		# a request is not a phase boundary
-ev == "image" || ev == "compile cache" ||
-	ev == "test disk" || ev == "host checks" { open_phase(t, ev); next }
+ev == "image" || ev == "compile cache" || ev == "test disk" ||
+	ev == "waiting for a guest slot" || ev == "host checks" { open_phase(t, ev); next }
 ev == "qemu start" {
 	boots++
 	open_phase(t, boots == 1 ? "boot" : "cold boot (power cycle)")

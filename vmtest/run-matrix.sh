@@ -6,7 +6,10 @@
 # once, starts every suite's image build at once (cached ones are found in a
 # second; on a fresh machine the roots are built side by side), and boots
 # each suite's guest as soon as its image is ready and one of APEX_JOBS
-# guest slots is free. Suites that took longest last time go first. Each
+# guest slots is free. Suites that took longest last time go first. A guest
+# that must wait for a slot is prepared meanwhile (its compile cache and
+# test disk, vmtest/run-suite.sh), one at a time and only once the running
+# guests have booted, so that it boots the moment a slot frees. Each
 # guest logs to its own results directory (run.log there holds what
 # run-suite.sh printed); here one line per guest event, then for each guest
 # its result and its time per phase, and a table: suite, kernel, dkms,
@@ -64,8 +67,8 @@ mapfile -t order < <(
 	done | sort -k1,1nr -k2,2n | cut -d' ' -f3
 )
 
-declare -A run_of lane_pid image_pid queued_at started_at last_event
-lanes=()	# running guests
+declare -A run_of lane_pid image_pid queued_at started_at last_event granted
+lanes=()	# started guests: being prepared, waiting for a slot, or running
 pending=("${order[@]}")
 done_suites=()
 
@@ -116,17 +119,48 @@ check_image() {
 
 # start_guest SUITE: the longest guest (first in the order) bounds the
 # matrix, so it runs at normal priority; the others run at APEX_GUEST_NICE.
+# run-suite.sh prepares the guest, then boots it once grant_slot has run.
 start_guest() {
 	local s=$1 prio=$guest_nice
 	[ "$s" != "${order[0]}" ] || prio=0
 	started_at[$s]=$(date +%s)
 	setsid nice -n "$prio" env APEX_PREBUILT=1 APEX_RUN_DIR="${run_of[$s]}" \
 		APEX_DEBS="$pkgs/deb" APEX_UPGRADE_DEBS="$pkgs/deb-upgrade" \
-		apex_t0="${started_at[$s]}" \
+		APEX_SLOT="${run_of[$s]}/slot" apex_t0="${started_at[$s]}" \
 		"$here/run-suite.sh" "$s" >"${run_of[$s]}/run.log" 2>&1 &
 	lane_pid[$s]=$!
 	lanes+=("$s")
 	apex_stage "$s: guest started (logs: ${run_of[$s]})"
+}
+
+grant_slot() {
+	granted[$1]=1
+	touch "${run_of[$1]}/slot"
+}
+
+# guest_event SUITE: the last event of its timeline.
+guest_event() {
+	tail -n 1 "${run_of[$1]}/timeline" 2>/dev/null | cut -d' ' -f2-
+}
+
+# may_prepare_early: a queued guest may be prepared now if no other queued
+# guest is being prepared and every running guest has booted, so that the
+# preparation does not delay a guest that holds a slot.
+may_prepare_early() {
+	local s
+	for s in "${lanes[@]}"; do
+		if [ -z "${granted[$s]:-}" ]; then
+			[ "$(guest_event "$s")" = "waiting for a guest slot" ] || return 1
+		elif ! grep -q ' qemu start$' "${run_of[$s]}/timeline" 2>/dev/null; then
+			return 1
+		fi
+	done
+}
+
+# phase_secs SUITE PHASE: the seconds of PHASE in the guest's phase table.
+phase_secs() {
+	awk -v p="$2" 'index($0, p) == 1 { s += $NF } END { print s + 0 }' \
+		"${run_of[$1]}/phases" 2>/dev/null || echo 0
 }
 
 # finish_guest SUITE: its result and phases here, its summary line kept.
@@ -134,7 +168,7 @@ finish_guest() {
 	local s=$1 run=${run_of[$1]} secs
 	wait "${lane_pid[$s]}" || true
 	unset "lane_pid[$s]"
-	secs=$(($(date +%s) - started_at[$s]))
+	secs=$(($(date +%s) - started_at[$s] - $(phase_secs "$s" "waiting for a guest slot")))
 	if [ ! -f "$run/summary" ]; then
 		echo "$s ? ? 0 1 $secs" >"$run/summary"
 		apex_stage "$s: the guest run ended without a result (log: $run/run.log)"
@@ -178,6 +212,16 @@ while [ ${#pending[@]} -gt 0 ] || [ ${#lanes[@]} -gt 0 ]; do
 		fi
 	done
 	lanes=("${still[@]}")
+	holding=0
+	for s in "${lanes[@]}"; do
+		[ -z "${granted[$s]:-}" ] || holding=$((holding + 1))
+	done
+	for s in "${order[@]}"; do
+		if [ -n "${lane_pid[$s]:-}" ] && [ -z "${granted[$s]:-}" ] && [ "$holding" -lt "$jobs" ]; then
+			grant_slot "$s"
+			holding=$((holding + 1))
+		fi
+	done
 	waiting=()
 	for s in "${pending[@]}"; do
 		check_image "$s"
@@ -188,7 +232,11 @@ while [ ${#pending[@]} -gt 0 ] || [ ${#lanes[@]} -gt 0 ]; do
 			echo "$s ? ? 0 1 0" >"${run_of[$s]}/summary"
 			started_at[$s]=$(date +%s)
 			done_suites+=("$s")
-		elif [ "$image" = ready ] && [ ${#lanes[@]} -lt "$jobs" ]; then
+		elif [ "$image" = ready ] && [ "$holding" -lt "$jobs" ]; then
+			start_guest "$s"
+			grant_slot "$s"
+			holding=$((holding + 1))
+		elif [ "$image" = ready ] && may_prepare_early; then
 			start_guest "$s"
 		else
 			waiting+=("$s")
@@ -211,9 +259,10 @@ summary=$apex_top/results/$stamp-matrix-summary
 	printf '%-18s %-24s %-18s %7s %7s %7s %7s\n' suite kernel dkms passed failed queued run
 	for s in "${order[@]}"; do
 		read -r suite kernel dkms passed failed _ <"${run_of[$s]}/summary"
+		wait_secs=$(phase_secs "$s" "waiting for a guest slot")
 		printf '%-18s %-24s %-18s %7s %7s %7s %7s\n' "$suite" "$kernel" "$dkms" "$passed" \
-			"$failed" "$((started_at[$s] - queued_at[$s]))" "$(sed -n 's/^total *//p' \
-			"${run_of[$s]}/phases" 2>/dev/null || echo 0)"
+			"$failed" "$((started_at[$s] - queued_at[$s] + wait_secs))" \
+			"$(($(phase_secs "$s" total) - wait_secs))"
 	done
 } | tee "$summary"
 total_pass=0 total_fail=0

@@ -24,6 +24,7 @@
 #   APEX_UPGRADE_DEBS  the newer one for the upgrade test (default build/deb-upgrade)
 #   APEX_KEEP      1 = keep the guest's disks (overlay, seed, test disk)
 #   APEX_RUN_DIR   the log directory instead of results/<timestamp>-<suite>
+#   APEX_SLOT      start QEMU only once this file exists (run-matrix.sh)
 #   APEX_COMPILE_CACHE  0 = the guest's DKMS builds compile every file
 #                  themselves; default 1: they take the compiler's output from
 #                  a cache seeded here in the same root (vmtest/ccache-seed.sh)
@@ -97,6 +98,15 @@ timeline "test disk"
 "$here/image/build-testdisk.sh" "${disk_opts[@]}" "$run_dir/apextest.img" \
 	"$debs" "$apex_top/build/guest"
 "$here/cloud-init/make-seed.sh" "$run_dir/seed.img"
+
+# In a matrix a queued guest is prepared (image, compile cache, test disk)
+# while it waits; QEMU starts once run-matrix.sh grants a slot by creating
+# the file APEX_SLOT.
+if [ -n "${APEX_SLOT:-}" ] && [ ! -e "$APEX_SLOT" ]; then
+	timeline "waiting for a guest slot"
+	apex_stage "$suite: prepared, waiting for a guest slot"
+	while [ ! -e "$APEX_SLOT" ]; do sleep 1; done
+fi
 
 status=0
 "$here/qemu/launch.sh" --run-dir "$run_dir" "${boot[@]}" \

@@ -12,17 +12,61 @@
  * going, so gasket_coherent_remove() frees the memory at once, after the
  * core has zapped every user mapping; the fault handler then refuses to
  * map anything back, and the later munmap() only drops the count.
+ * An mmap() that filled its mapping just before removal is linked where
+ * the zap finds it only when it returns to the kernel's mmap code, so
+ * removal first waits for the mmap_lock of every mm that mapped the buffer.
  */
 
 #include <linux/dma-mapping.h>
 #include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
 
 #include "gasket_coherent.h"
 #include "gasket_compat.h"
 #include "gasket_core.h"
 #include "gasket_page_table.h"
+
+/* An mm that mapped the buffer, held with mmgrab(). */
+struct gasket_coherent_mapper {
+	struct list_head node;
+	struct mm_struct *mm;
+};
+
+void gasket_coherent_init(struct gasket_dev *gdev)
+{
+	INIT_LIST_HEAD(&gdev->coherent_buffer.mappers);
+}
+
+static void gasket_coherent_drop_mappers(struct list_head *mappers)
+{
+	struct gasket_coherent_mapper *m, *next;
+
+	list_for_each_entry_safe(m, next, mappers, node) {
+		list_del(&m->node);
+		mmdrop(m->mm);
+		kfree(m);
+	}
+}
+
+static int gasket_coherent_add_mapper(struct gasket_coherent_buffer *cb,
+				      struct mm_struct *mm)
+{
+	struct gasket_coherent_mapper *m;
+
+	list_for_each_entry(m, &cb->mappers, node)
+		if (m->mm == mm)
+			return 0;
+	m = kmalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	mmgrab(mm);
+	m->mm = mm;
+	list_add(&m->node, &cb->mappers);
+	return 0;
+}
 
 static void gasket_coherent_free_memory(struct gasket_dev *gdev)
 {
@@ -36,6 +80,7 @@ static void gasket_coherent_free_memory(struct gasket_dev *gdev)
 	cb->virt_base = NULL;
 	cb->phys_base = 0;
 	cb->length_bytes = 0;
+	gasket_coherent_drop_mappers(&cb->mappers);
 }
 
 static void gasket_coherent_vma_open(struct vm_area_struct *vma)
@@ -133,6 +178,24 @@ void gasket_coherent_release(struct gasket_dev *gdev)
 	mutex_unlock(&gdev->map_lock);
 }
 
+void gasket_coherent_wait_for_mappers(struct gasket_dev *gdev)
+{
+	struct gasket_coherent_mapper *m;
+	LIST_HEAD(mappers);
+
+	/* gdev->removed is set: no mmap() adds a mapper any more. */
+	mutex_lock(&gdev->map_lock);
+	list_splice_init(&gdev->coherent_buffer.mappers, &mappers);
+	mutex_unlock(&gdev->map_lock);
+
+	/* An mmap() holds its mm's mmap_lock until its mapping is linked. */
+	list_for_each_entry(m, &mappers, node) {
+		mmap_read_lock(m->mm);
+		mmap_read_unlock(m->mm);
+	}
+	gasket_coherent_drop_mappers(&mappers);
+}
+
 void gasket_coherent_remove(struct gasket_dev *gdev)
 {
 	struct gasket_coherent_buffer *cb = &gdev->coherent_buffer;
@@ -146,6 +209,7 @@ void gasket_coherent_remove(struct gasket_dev *gdev)
 	cb->virt_base = NULL;
 	cb->phys_base = 0;
 	cb->length_bytes = 0;
+	gasket_coherent_drop_mappers(&cb->mappers);
 	mutex_unlock(&gdev->map_lock);
 }
 
@@ -171,6 +235,9 @@ int gasket_coherent_mmap(struct gasket_dev *gdev, struct vm_area_struct *vma)
 		ret = -EINVAL;
 		goto out;
 	}
+	ret = gasket_coherent_add_mapper(cb, vma->vm_mm);
+	if (ret)
+		goto out;
 	/* The offset selected the buffer; the mapping starts at its start. */
 	vma->vm_pgoff = 0;
 	gasket_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);

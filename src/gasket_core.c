@@ -756,6 +756,7 @@ int gasket_pci_add_device(struct pci_dev *pci_dev,
 	kref_init(&gdev->kref);
 	mutex_init(&gdev->mutex);
 	mutex_init(&gdev->map_lock);
+	gasket_coherent_init(gdev);
 	gdev->pci_dev = pci_dev_get(pci_dev);
 	gdev->dev = &pci_dev->dev;
 	gdev->desc = desc;
@@ -1008,6 +1009,7 @@ void gasket_disable_device(struct gasket_dev *gdev)
 	gasket_interrupt_fini(gdev);
 
 	/* 2. Old pointers fault with SIGBUS; removed keeps them from refaulting. */
+	gasket_coherent_wait_for_mappers(gdev);
 	unmap_mapping_range(gdev->mapping_inode->i_mapping, 0, 0, 1);
 
 	/* 3. Only now the memory: pinned pages, the coherent buffer. */

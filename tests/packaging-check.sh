@@ -113,8 +113,10 @@ dkms_conf_ok() {
 			echo "MAKE[0] must start with make (dkms adds -jN KERNELRELEASE= after it)"
 			return 1
 		}
+	# CLEAN="true" is the form dkms(8) gives for keeping older dkms from
+	# running a clean nobody needs; any other CLEAN is deprecated.
 	if grep -nE '^[[:space:]]*(REMAKE_INITRD|CLEAN|MODULES_CONF[A-Z_]*)(\[[0-9]+\])?=' \
-		"$f"; then
+		"$f" | grep -vE '^[0-9]+:CLEAN="true"$'; then
 		echo "deprecated dkms directives above"
 		return 1
 	fi

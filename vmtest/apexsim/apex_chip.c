@@ -146,7 +146,7 @@ void apex_chip_raise(struct apex_chip *c, unsigned int src)
 {
 	unsigned int vec;
 
-	if (src >= APEX_IRQ_SOURCES)
+	if (src >= APEX_IRQ_SOURCES || c->removed)
 		return;
 	vec = apex_chip_vector_of(c, src);
 	if (vec >= APEX_NUM_VECTORS) {

@@ -7,8 +7,8 @@
  * Both sockets are listening once the --socket path exists. One
  * single-threaded poll() loop serves QEMU's connection, the control
  * clients, the model's deferred work (a timerfd) and SIGTERM/SIGINT (a
- * signalfd). apexsim exits with status 0 when QEMU disconnects, on
- * SIGTERM/SIGINT, or after a `remove` once the last control client left.
+ * signalfd). apexsim exits with status 0 when QEMU disconnects or on
+ * SIGTERM/SIGINT.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -157,22 +157,6 @@ static void signal_event(struct sim *s)
 	}
 }
 
-/* A `remove` cuts QEMU off; apexsim stays for the control clients. */
-static void removal_check(struct sim *s)
-{
-	if (!s->chip.removed)
-		return;
-	if (s->vu.fd >= 0) {
-		log_msg("surprise removal: closing the vfio-user connection");
-		vu_close(&s->vu);
-	}
-	close_vfio_listener(s);
-	if (!s->ctl.nclients) {
-		log_msg("removed and no control client left, exiting");
-		s->quit = true;
-	}
-}
-
 enum { PFD_SIGNAL, PFD_TIMER, PFD_VFIO, PFD_CONTROL, PFD_CLIENTS };
 
 static int run(struct sim *s)
@@ -215,7 +199,6 @@ static int run(struct sim *s)
 		if (pfd[PFD_CONTROL].revents)
 			ctl_accept(&s->ctl);
 		apex_chip_tick(&s->chip);
-		removal_check(s);
 	}
 	return 0;
 }

@@ -432,7 +432,10 @@ static int vu_cmd_region_read(struct vu_conn *vu, struct vu_msg *m)
 	ret = vu_rw_check(&rw);
 	if (ret)
 		return ret;
-	if (rw.region == VU_REGION_CONFIG) {
+	if (vu->chip->removed) {
+		/* What a root port returns for a device that has gone. */
+		memset(data, 0xff, rw.count);
+	} else if (rw.region == VU_REGION_CONFIG) {
 		pcicfg_read(vu->cfg, rw.offset, data, rw.count);
 	} else {
 		uint64_t v = apex_chip_read(vu->chip, (uint32_t)rw.offset,
@@ -458,7 +461,9 @@ static int vu_cmd_region_write(struct vu_conn *vu, struct vu_msg *m)
 		return ret;
 	if (m->len != sizeof(rw) + rw.count)
 		return -EINVAL;
-	if (rw.region == VU_REGION_CONFIG) {
+	if (vu->chip->removed) {
+		/* Dropped, as on the bus once the device has gone. */
+	} else if (rw.region == VU_REGION_CONFIG) {
 		if (pcicfg_write(vu->cfg, rw.offset, m->body + sizeof(rw),
 				 rw.count) == PCICFG_WRITE_RESET)
 			vu_function_reset(vu);

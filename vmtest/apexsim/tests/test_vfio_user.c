@@ -654,6 +654,49 @@ static void test_d3hot_resets_function(void)
 	vt_teardown();
 }
 
+/* A read that must succeed: its reply is right, its value in *VAL. */
+static bool vt_read_ok(uint32_t region, uint64_t off, uint32_t count,
+		       uint64_t *val)
+{
+	struct vu_region_rw rw = { off, region, count };
+	uint8_t reply[sizeof(rw) + 8];
+	struct vu_hdr h;
+
+	*val = 0;
+	if (vt_call(VU_REGION_READ, &rw, sizeof(rw), &h, reply,
+		    sizeof(reply)) != (int)(sizeof(rw) + count) || !vt_ok(&h))
+		return false;
+	memcpy(val, reply + sizeof(rw), count);
+	return true;
+}
+
+/*
+ * After `remove` the connection stays and the chip answers as a device
+ * that has left the bus: reads all ones, writes dropped, no interrupt.
+ */
+static void test_removed_answers_all_ones(void)
+{
+	uint64_t v, raised;
+
+	vt_setup();
+	CHECK(vt_write(0, VU_REGION_CONFIG, 4, 2, 0x0006));
+	CHECK(vt_read_ok(VU_REGION_BAR2, 0x40000, 8, &v));	/* TE_ID */
+	CHECK(v != ~0ull);
+	vt.chip.removed = true;
+	CHECK(vt_read_ok(VU_REGION_BAR2, 0x40000, 8, &v));
+	CHECK_EQ(v, ~0ull);
+	CHECK(vt_read_ok(VU_REGION_CONFIG, 0, 4, &v));
+	CHECK_EQ(v, 0xffffffffull);
+	CHECK(vt_write(0, VU_REGION_CONFIG, 4, 2, 0));
+	CHECK(vt.chip.bus_master);
+	raised = vt.chip.cnt.irqs_raised;
+	apex_chip_raise(&vt.chip, 0);
+	CHECK_EQ(vt.chip.cnt.irqs_raised, raised);
+	CHECK(vt_read_ok(VU_REGION_BAR2, 0x40000, 4, &v));
+	CHECK_EQ(v, 0xffffffffull);
+	vt_teardown();
+}
+
 /* Descriptors as QEMU sends them: guest RAM memfds or eventfds. */
 static int replay_fds(const uint8_t *msg, size_t nfds, int *fds)
 {
@@ -750,5 +793,7 @@ const struct unit_test vfio_user_tests[] = {
 	{ "vfio-user: short header, then the client closes", test_short_header_then_eof },
 	{ "vfio-user: config space write mask", test_config_write_mask },
 	{ "vfio-user: D3hot -> D0 resets the function", test_d3hot_resets_function },
+	{ "vfio-user: a removed chip reads all ones, drops writes and interrupts",
+	  test_removed_answers_all_ones },
 	{ NULL, NULL },
 };

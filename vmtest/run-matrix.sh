@@ -159,8 +159,12 @@ may_prepare_early() {
 
 # phase_secs SUITE PHASE: the seconds of PHASE in the guest's phase table.
 phase_secs() {
-	awk -v p="$2" 'index($0, p) == 1 { s += $NF } END { print s + 0 }' \
-		"${run_of[$1]}/phases" 2>/dev/null || echo 0
+	local phases=${run_of[$1]}/phases
+	if [ -f "$phases" ]; then
+		awk -v p="$2" 'index($0, p) == 1 { s += $NF } END { print s + 0 }' "$phases"
+	else
+		echo 0
+	fi
 }
 
 # finish_guest SUITE: its result and phases here, its summary line kept.

@@ -137,19 +137,28 @@ static bool vt_err(const struct vu_hdr *h, uint32_t err)
 	       h->error == err && h->size == VU_HDR_SIZE;
 }
 
-/* A region read of COUNT bytes; the value, or ~0 on failure. */
-static uint64_t vt_read(uint32_t region, uint64_t off, uint32_t count)
+/* A region read of COUNT bytes: false unless its reply is right. */
+static bool vt_read_ok(uint32_t region, uint64_t off, uint32_t count,
+		       uint64_t *val)
 {
 	struct vu_region_rw rw = { off, region, count };
 	uint8_t reply[sizeof(rw) + 8];
 	struct vu_hdr h;
-	uint64_t v = 0;
 
+	*val = 0;
 	if (vt_call(VU_REGION_READ, &rw, sizeof(rw), &h, reply,
 		    sizeof(reply)) != (int)(sizeof(rw) + count) || !vt_ok(&h))
-		return ~0ull;
-	memcpy(&v, reply + sizeof(rw), count);
-	return v;
+		return false;
+	memcpy(val, reply + sizeof(rw), count);
+	return true;
+}
+
+/* A region read of COUNT bytes; the value, or ~0 on failure. */
+static uint64_t vt_read(uint32_t region, uint64_t off, uint32_t count)
+{
+	uint64_t v;
+
+	return vt_read_ok(region, off, count, &v) ? v : ~0ull;
 }
 
 /* A region write; false if a reply was asked for and was not right. */
@@ -654,22 +663,6 @@ static void test_d3hot_resets_function(void)
 	vt_teardown();
 }
 
-/* A read that must succeed: its reply is right, its value in *VAL. */
-static bool vt_read_ok(uint32_t region, uint64_t off, uint32_t count,
-		       uint64_t *val)
-{
-	struct vu_region_rw rw = { off, region, count };
-	uint8_t reply[sizeof(rw) + 8];
-	struct vu_hdr h;
-
-	*val = 0;
-	if (vt_call(VU_REGION_READ, &rw, sizeof(rw), &h, reply,
-		    sizeof(reply)) != (int)(sizeof(rw) + count) || !vt_ok(&h))
-		return false;
-	memcpy(val, reply + sizeof(rw), count);
-	return true;
-}
-
 /*
  * After `remove` the connection stays and the chip answers as a device
  * that has left the bus: reads all ones, writes dropped, no interrupt.
@@ -680,10 +673,10 @@ static void test_removed_answers_all_ones(void)
 
 	vt_setup();
 	CHECK(vt_write(0, VU_REGION_CONFIG, 4, 2, 0x0006));
-	CHECK(vt_read_ok(VU_REGION_BAR2, 0x40000, 8, &v));	/* TE_ID */
-	CHECK(v != ~0ull);
+	CHECK(vt_read_ok(VU_REGION_BAR2, TE_ID, 8, &v));
+	CHECK_EQ(v, TE_ID_VALUE);
 	vt.chip.removed = true;
-	CHECK(vt_read_ok(VU_REGION_BAR2, 0x40000, 8, &v));
+	CHECK(vt_read_ok(VU_REGION_BAR2, TE_ID, 8, &v));
 	CHECK_EQ(v, ~0ull);
 	CHECK(vt_read_ok(VU_REGION_CONFIG, 0, 4, &v));
 	CHECK_EQ(v, 0xffffffffull);
@@ -692,7 +685,7 @@ static void test_removed_answers_all_ones(void)
 	raised = vt.chip.cnt.irqs_raised;
 	apex_chip_raise(&vt.chip, 0);
 	CHECK_EQ(vt.chip.cnt.irqs_raised, raised);
-	CHECK(vt_read_ok(VU_REGION_BAR2, 0x40000, 4, &v));
+	CHECK(vt_read_ok(VU_REGION_BAR2, TE_ID, 4, &v));
 	CHECK_EQ(v, 0xffffffffull);
 	vt_teardown();
 }

@@ -67,7 +67,7 @@ mapfile -t order < <(
 	done | sort -k1,1nr -k2,2n | cut -d' ' -f3
 )
 
-declare -A run_of lane_pid image_pid queued_at started_at last_event granted
+declare -A run_of lane_pid image_pid queued_at started_at last_event
 lanes=()	# started guests: being prepared, waiting for a slot, or running
 pending=("${order[@]}")
 done_suites=()
@@ -133,9 +133,13 @@ start_guest() {
 	apex_stage "$s: guest started (logs: ${run_of[$s]})"
 }
 
+# grant_slot SUITE / has_slot SUITE: the file run-suite.sh waits for.
 grant_slot() {
-	granted[$1]=1
 	touch "${run_of[$1]}/slot"
+}
+
+has_slot() {
+	[ -e "${run_of[$1]}/slot" ]
 }
 
 # guest_event SUITE: the last event of its timeline.
@@ -149,7 +153,7 @@ guest_event() {
 may_prepare_early() {
 	local s
 	for s in "${lanes[@]}"; do
-		if [ -z "${granted[$s]:-}" ]; then
+		if ! has_slot "$s"; then
 			[ "$(guest_event "$s")" = "waiting for a guest slot" ] || return 1
 		elif ! grep -q ' qemu start$' "${run_of[$s]}/timeline" 2>/dev/null; then
 			return 1
@@ -218,13 +222,13 @@ while [ ${#pending[@]} -gt 0 ] || [ ${#lanes[@]} -gt 0 ]; do
 	lanes=("${still[@]}")
 	holding=0
 	for s in "${lanes[@]}"; do
-		[ -z "${granted[$s]:-}" ] || holding=$((holding + 1))
+		! has_slot "$s" || holding=$((holding + 1))
 	done
 	for s in "${order[@]}"; do
-		if [ -n "${lane_pid[$s]:-}" ] && [ -z "${granted[$s]:-}" ] && [ "$holding" -lt "$jobs" ]; then
-			grant_slot "$s"
-			holding=$((holding + 1))
-		fi
+		[ -n "${lane_pid[$s]:-}" ] && ! has_slot "$s" && [ "$holding" -lt "$jobs" ] ||
+			continue
+		grant_slot "$s"
+		holding=$((holding + 1))
 	done
 	waiting=()
 	for s in "${pending[@]}"; do

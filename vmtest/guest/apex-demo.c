@@ -3,7 +3,7 @@
  * apex-demo: the whole path a runtime uses, through apexsim's test engine:
  * mmap the engine's register page, map user buffers into the chip's simple
  * and extended page tables (MAP_BUFFER and MAP_BUFFER_FLAGS with each DMA
- * direction, and a dma-buf with MAP_DMABUF where the kernel has a dma-heap),
+ * direction, and dma-bufs of every exporter the kernel has with MAP_DMABUF),
  * bind eventfds to interrupt sources, run copies, wait for the interrupt,
  * check the bytes; then unmap and prove the device can no longer reach the
  * pages (translation fault -> ERROR + fatal-error interrupt).
@@ -17,13 +17,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <linux/dma-heap.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "apexdev.h"
+#include "dmabuf.h"
 #include "tap.h"
 #include "te.h"
 
@@ -91,23 +91,19 @@ static void drain_all(const struct ctx *c)
 }
 
 /*
- * Copy @len bytes from @src_off into @src to @dst_off into @dst with the
- * engine, signalling @irq; check status, interrupt, completion counter and
- * that exactly the target bytes changed. Sets tap_why() on failure.
+ * Run one engine copy of @len bytes between device addresses, signalling
+ * @irq: it must finish with status DONE, raise the interrupt and count
+ * itself in TE_COMPLETED. Sets tap_why() on failure.
  */
-static bool copy_ok(const struct ctx *c, const struct region *src,
-		    size_t src_off, const struct region *dst, size_t dst_off,
-		    size_t len, unsigned int irq)
+static bool engine_copy_ok(const struct ctx *c, uint64_t src, uint64_t dst,
+			   size_t len, unsigned int irq)
 {
 	uint64_t before = te_read(&c->te, TE_COMPLETED), after;
-	uint8_t *d = dst->buf, *s = src->buf;
 	struct te_run run;
-	long bad;
 
-	memset(dst->buf, 0xa5, dst->size);
 	drain_all(c);
-	if (te_copy(&c->te, src->dev + src_off, dst->dev + dst_off, len, irq,
-		    c->efd[irq], COPY_TIMEOUT_MS, &run)) {
+	if (te_copy(&c->te, src, dst, len, irq, c->efd[irq], COPY_TIMEOUT_MS,
+		    &run)) {
 		tap_why("engine still busy after %d ms (status 0x%llx)",
 			COPY_TIMEOUT_MS, (unsigned long long)run.status);
 		return false;
@@ -129,6 +125,25 @@ static bool copy_ok(const struct ctx *c, const struct region *src,
 			(unsigned long long)before, (unsigned long long)after);
 		return false;
 	}
+	tap_diag("copy of %zu bytes: %ld ms to the interrupt", len, run.ms);
+	return true;
+}
+
+/*
+ * Copy @len bytes from @src_off into @src to @dst_off into @dst with the
+ * engine, and check that exactly the target bytes changed.
+ */
+static bool copy_ok(const struct ctx *c, const struct region *src,
+		    size_t src_off, const struct region *dst, size_t dst_off,
+		    size_t len, unsigned int irq)
+{
+	uint8_t *d = dst->buf, *s = src->buf;
+	long bad;
+
+	memset(dst->buf, 0xa5, dst->size);
+	if (!engine_copy_ok(c, src->dev + src_off, dst->dev + dst_off, len,
+			    irq))
+		return false;
 	if (memcmp(d + dst_off, s + src_off, len)) {
 		bad = 0;
 		while (d[dst_off + bad] == s[src_off + bad])
@@ -144,7 +159,6 @@ static bool copy_ok(const struct ctx *c, const struct region *src,
 		tap_why("bytes outside the copied range changed");
 		return false;
 	}
-	tap_diag("copy of %zu bytes: %ld ms to the interrupt", len, run.ms);
 	return true;
 }
 
@@ -488,25 +502,6 @@ static void test_routing(const struct ctx *c, bool have)
 	buf_free(d.buf, APEX_PAGE);
 }
 
-/* After unmapping, the device must fault instead of reaching the pages. */
-#define DMA_HEAP "/dev/dma_heap/system"
-
-/* A dma-buf of @size bytes from the system heap, or a negative errno. */
-static int dmabuf_alloc(size_t size)
-{
-	struct dma_heap_allocation_data a = {
-		.len = size,
-		.fd_flags = O_RDWR | O_CLOEXEC,
-	};
-	int heap = open(DMA_HEAP, O_RDONLY | O_CLOEXEC), ret;
-
-	if (heap < 0)
-		return -errno;
-	ret = ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &a) ? -errno : (int)a.fd;
-	close(heap);
-	return ret;
-}
-
 static int map_dmabuf(const struct ctx *c, int buf, uint64_t dev,
 		      uint32_t pages, bool map)
 {
@@ -521,22 +516,26 @@ static int map_dmabuf(const struct ctx *c, int buf, uint64_t dev,
 	return xioctl(c->fd, GASKET_IOCTL_MAP_DMABUF, &io);
 }
 
-/* MAP_DMABUF: the device writes into a dma-buf another driver exported. */
-static void test_dmabuf(const struct ctx *c, bool have)
+/*
+ * MAP_DMABUF: the device writes into a dma-buf another driver exported.
+ * Returns false when this kernel lacks the exporter.
+ */
+static bool test_dmabuf_from(const struct ctx *c, bool have,
+			     const struct dmabuf_exporter *ex)
 {
 	const uint32_t pages = SMALL / APEX_PAGE;
 	struct region s, d = { .size = SMALL, .dev = apex_simple_addr(600) };
 	int buf, err;
 
 	if (!have) {
-		tap_skip_dep("opening the device", "MAP_DMABUF");
-		return;
+		tap_skip_dep("opening the device", "MAP_DMABUF of a %s buffer",
+			     ex->name);
+		return true;
 	}
-	buf = dmabuf_alloc(SMALL);
-	if (buf == -ENOENT) {
-		tap_skip("no " DMA_HEAP " in this kernel (CONFIG_DMABUF_HEAPS_SYSTEM)",
-			 "MAP_DMABUF of a dma-heap buffer");
-		return;
+	buf = ex->alloc(SMALL);
+	if (buf == -ENODEV) {
+		tap_skip(ex->needs, "this kernel has no %s", ex->name);
+		return false;
 	}
 	if (buf >= 0)
 		d.buf = mmap(NULL, SMALL, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -544,9 +543,9 @@ static void test_dmabuf(const struct ctx *c, bool have)
 	if (buf < 0 || d.buf == MAP_FAILED || !region_alloc(&s, SMALL,
 							    apex_simple_addr(16))) {
 		tap_why("%s", buf < 0 ? errname(-buf) : "mmap of the dma-buf");
-		tap_ok(false, "allocate and mmap a %d KiB dma-buf from " DMA_HEAP,
-		       SMALL / 1024);
-		return;
+		tap_ok(false, "allocate and mmap a %d KiB %s buffer",
+		       SMALL / 1024, ex->name);
+		return true;
 	}
 	buf_fill(s.buf, SMALL, 71);
 	err = region_map(c, &s);
@@ -555,35 +554,145 @@ static void test_dmabuf(const struct ctx *c, bool have)
 	if (err)
 		tap_why("%s", errname(err));
 	if (tap_ok(!err && expect_pages(c, 2 * pages),
-		   "MAP_DMABUF of a %d KiB dma-heap buffer", SMALL / 1024)) {
+		   "MAP_DMABUF of a %d KiB %s buffer", SMALL / 1024, ex->name)) {
 		tap_ok(copy_ok(c, &s, 0, &d, 0, SMALL, 9),
-		       "test engine copies into the dma-buf");
+		       "test engine copies into the %s buffer", ex->name);
 		err = pt_unmap(c->fd, d.buf, d.dev, SMALL);
 		if (err != EINVAL)
 			tap_why("got %s", errname(err));
 		tap_ok(err == EINVAL && expect_pages(c, 2 * pages),
-		       "UNMAP_BUFFER of a dma-buf range -> EINVAL, still mapped");
+		       "UNMAP_BUFFER of a %s range -> EINVAL, still mapped",
+		       ex->name);
 		err = pt_partition(c->fd, SIMPLE_ENTRIES / 2);
 		if (err != EBUSY)
 			tap_why("got %s", errname(err));
-		tap_ok(err == EBUSY, "PARTITION_PAGE_TABLE while a dma-buf is mapped -> EBUSY");
+		tap_ok(err == EBUSY,
+		       "PARTITION_PAGE_TABLE while a %s buffer is mapped -> EBUSY",
+		       ex->name);
 		err = map_dmabuf(c, buf, d.dev, pages, false);
 		if (err)
 			tap_why("%s", errname(err));
 		tap_ok(!err && expect_pages(c, pages),
-		       "MAP_DMABUF with map=0 unmaps it");
+		       "MAP_DMABUF with map=0 unmaps the %s buffer", ex->name);
 	} else {
-		tap_skip_dep("MAP_DMABUF", "copies into the dma-buf");
+		tap_skip_dep("MAP_DMABUF", "copies into the %s buffer", ex->name);
 	}
 	err = map_dmabuf(c, buf, d.dev, pages + 1, true);
 	if (err != EINVAL)
 		tap_why("got %s", errname(err));
 	tap_ok(err == EINVAL && expect_pages(c, pages),
-	       "MAP_DMABUF of more pages than the dma-buf has -> EINVAL");
+	       "MAP_DMABUF of more pages than the %s buffer has -> EINVAL",
+	       ex->name);
 	region_unmap(c, &s);
 	munmap(d.buf, SMALL);
 	close(buf);
 	buf_free(s.buf, SMALL);
+	return true;
+}
+
+/* Every kernel must offer at least one exporter, or MAP_DMABUF goes untested. */
+static void test_dmabuf(const struct ctx *c, bool have)
+{
+	size_t i, present = 0;
+
+	for (i = 0; i < dmabuf_exporter_count; i++)
+		present += test_dmabuf_from(c, have, &dmabuf_exporters[i]);
+	if (have)
+		tap_ok(present > 0, "this kernel has a dma-buf exporter to test MAP_DMABUF with");
+}
+
+/* Did the engine copy @seed's pattern into @r? Sets tap_why() if not. */
+static bool holds_pattern(const struct region *r, uint32_t seed)
+{
+	long bad = buf_check(r->buf, r->size, seed);
+
+	if (bad >= 0)
+		tap_why("byte %ld differs from what the dma-buf held", bad);
+	return bad < 0;
+}
+
+/*
+ * The exporter goes away while the chip still has its buffer mapped: the
+ * process unmaps it from memory and closes the dma-buf's last descriptor.
+ * The mapping must keep the buffer alive, and the engine must still read
+ * and write it. Returns how many dma-bufs the kernel had before, so the
+ * last close of the device can be checked to free it; -1 if the test left
+ * nothing mapped.
+ */
+static long test_dmabuf_orphan(const struct ctx *c, bool have)
+{
+	const uint32_t pages = SMALL / APEX_PAGE;
+	const uint64_t dev = apex_simple_addr(800);
+	const struct dmabuf_exporter *ex = NULL;
+	struct region s = { 0 }, d = { 0 };
+	void *cpu = MAP_FAILED;
+	long before, now;
+	int buf = -ENODEV, err;
+	size_t i;
+	bool ok;
+
+	if (!have) {
+		tap_skip_dep("opening the device",
+			     "a mapped dma-buf whose exporter went away");
+		return -1;
+	}
+	before = dmabuf_live_count();
+	for (i = 0; i < dmabuf_exporter_count && buf == -ENODEV; i++) {
+		ex = &dmabuf_exporters[i];
+		buf = ex->alloc(SMALL);
+	}
+	if (buf == -ENODEV) {
+		tap_skip_dep("a dma-buf exporter",
+			     "a mapped dma-buf whose exporter went away");
+		return -1;
+	}
+	if (buf >= 0)
+		cpu = mmap(NULL, SMALL, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   buf, 0);
+	err = before < 0 ? ENOENT : buf < 0 ? -buf : cpu == MAP_FAILED ? errno : 0;
+	if (!err && (!region_alloc(&s, SMALL, apex_simple_addr(16)) ||
+		     !region_alloc(&d, SMALL, apex_simple_addr(32))))
+		err = ENOMEM;
+	if (!err) {
+		buf_fill(cpu, SMALL, 72);
+		err = map_dmabuf(c, buf, dev, pages, true);
+	}
+	if (cpu != MAP_FAILED)
+		munmap(cpu, SMALL);
+	if (buf >= 0)
+		close(buf);
+	if (err)
+		tap_why("%s%s", errname(err), before < 0 ?
+			" reading /sys/kernel/debug/dma_buf/bufinfo" : "");
+	if (!tap_ok(!err, "MAP_DMABUF of a %s buffer, then munmap() and close() its only descriptor",
+		    ex->name)) {
+		buf_free(s.buf, SMALL);
+		buf_free(d.buf, SMALL);
+		return -1;
+	}
+	now = dmabuf_live_count();
+	if (now != before + 1)
+		tap_why("bufinfo counts %ld dma-bufs, %ld before", now, before);
+	tap_ok(now == before + 1, "the mapping keeps the closed dma-buf alive");
+
+	err = region_map(c, &s);
+	if (!err)
+		err = region_map(c, &d);
+	if (err)
+		tap_why("MAP_BUFFER: %s", errname(err));
+	tap_ok(!err && engine_copy_ok(c, dev, d.dev, SMALL, 9) &&
+	       holds_pattern(&d, 72),
+	       "the engine reads what was written into the closed dma-buf");
+	buf_fill(s.buf, SMALL, 73);
+	memset(d.buf, 0, SMALL);
+	ok = !err && engine_copy_ok(c, s.dev, dev, SMALL, 9) &&
+	     engine_copy_ok(c, dev, d.dev, SMALL, 9) && holds_pattern(&d, 73);
+	tap_ok(ok, "the engine writes into the closed dma-buf and reads it back");
+	region_unmap(c, &s);
+	region_unmap(c, &d);
+	buf_free(s.buf, SMALL);
+	buf_free(d.buf, SMALL);
+	return before;
 }
 
 #define COHERENT_OFFSET 0x1000000ULL
@@ -726,6 +835,7 @@ static void test_unmapped(const struct ctx *c, bool have)
 static int tap_main(struct ctx *c)
 {
 	uint64_t simple = 0, id;
+	long dmabufs, now;
 	bool have;
 	int err, i;
 
@@ -759,6 +869,7 @@ static int tap_main(struct ctx *c)
 	test_dmabuf(c, have);
 	test_coherent_dma(c, have);
 	test_unmapped(c, have);
+	dmabufs = test_dmabuf_orphan(c, have);
 
 	if (c->fd >= 0) {
 		for (i = 0; i < APEX_IRQ_COUNT; i++)
@@ -767,6 +878,14 @@ static int tap_main(struct ctx *c)
 		close(c->fd);
 		tap_ok(sysfs_num(c->dev, "is_device_owned") == 0,
 		       "closing the last write handle releases ownership");
+	}
+	if (dmabufs >= 0) {
+		now = dmabuf_live_count();
+		if (now != dmabufs)
+			tap_why("bufinfo counts %ld dma-bufs, %ld before", now,
+				dmabufs);
+		tap_ok(expect_pages(c, 0) && now == dmabufs,
+		       "that close unmaps the closed dma-buf and frees it");
 	}
 	return tap_done();
 }

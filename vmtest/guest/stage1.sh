@@ -88,9 +88,13 @@ if [ "$have_dev" = 1 ]; then
 		apex-memlock "$here/apex-memlock" "$APEX_DEV"
 	tap_check -v "dmesg: the refused map names RLIMIT_MEMLOCK and ulimit -l" \
 		bash -c "dmesg | grep -E 'apex .*apex-memlock.*exceed RLIMIT_MEMLOCK .*ulimit -l'"
+	# 10 s of random calls; the seed it prints repeats a run (--seed N).
+	tap_prog -t 180 apex-fuzz "$here/apex-fuzz" --secs 10 \
+		--user "$(id -u tpuuser):$(id -g tpuuser):$(getent group apex | cut -d: -f3)" \
+		--outsider "$(id -u otheruser):$(id -g otheruser)" "$APEX_DEV"
 else
 	tap_deps_fail "$APEX_DEV exists" apex-ioctl apex-mmap apex-pages apex-demo apex-owner \
-		apex-hostile apex-memlock "dmesg RLIMIT_MEMLOCK hint"
+		apex-hostile apex-memlock "dmesg RLIMIT_MEMLOCK hint" apex-fuzz
 fi
 
 # --- unload and reload ---------------------------------------------------------

@@ -50,6 +50,37 @@ if [ -n "$kernel_dir" ]; then
 fi
 work=$(mktemp -d /tmp/apex-ccache-seed.XXXXXX)
 trap 'rm -rf --one-file-system "$work"' EXIT
+
+# The entries depend only on the inputs of the builds: the root, the
+# packages' contents, the new kernel's headers and these steps. An earlier
+# seed of the same inputs is taken as it is, instead of repeating its dkms
+# steps (80-180 s of a loaded machine per guest).
+seed_inputs() {
+	local deb
+	printf '%s\n' "$root" "$ccache_debs"
+	sha256sum "$0" "$here/lib/chroot-ccache.sh" | cut -d' ' -f1
+	for deb in "$deb_dir"/apex-dkms_*.deb "$upgrade_dir"/apex-dkms_*.deb; do
+		dpkg-deb -f "$deb" Package Version Depends
+		# Not the documentation: the upgrade's changelog has its build date.
+		rm -rf "$work/deb" && dpkg-deb -R "$deb" "$work/deb"
+		(cd "$work/deb" && rm -rf usr/share/doc DEBIAN/md5sums DEBIAN/control &&
+			find . \( -type f -o -type l \) -printf '%m %p %l\n' | LC_ALL=C sort &&
+			find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+	done
+	rm -rf "$work/deb"
+	[ -z "$kernel_dir" ] || (cd "$kernel_dir" && find . -maxdepth 1 -name '*.deb' -print0 |
+		LC_ALL=C sort -z | xargs -0 sha256sum)
+}
+seeds=$apex_cache/compile-seeds
+kept=$seeds/$suite-$(seed_inputs | sha256sum | cut -c1-16)
+if [ -f "$kept/complete" ]; then
+	touch "$kept"
+	cp -a "$kept/cache/." "$out/cache/"
+	echo "the entries of an earlier seed with the same inputs: $kept" >"$out/seed.log"
+	rm -rf "$out/pkgs"
+	printf '%s\n' "$out"
+	exit 0
+fi
 # The builds run against the store kept across runs; the guest gets a copy
 # of the entries they used (ccache updates an entry's time when it is hit).
 store=$(apex_compile_store "$root")
@@ -81,4 +112,14 @@ cp "$store/ccache.conf" "$out/cache/"
 (cd "$store" && find . -path ./tmp -prune -o -type f -newer "$work/since" \
 	! -name stats ! -name CACHEDIR.TAG ! -name 'inode-cache*' ! -name ccache.conf \
 	! -name '*.lock' -print0 | tar --null -T - -cf -) | tar -C "$out/cache" -xf -
+
+# Kept for the next run; only the newest two per suite.
+mkdir -p "$seeds"
+rm -rf "$kept.tmp.$$" && mkdir "$kept.tmp.$$"
+cp -a "$out/cache" "$kept.tmp.$$/cache" && touch "$kept.tmp.$$/complete"
+if ! mv -T "$kept.tmp.$$" "$kept" 2>/dev/null; then
+	rm -rf "$kept.tmp.$$"
+fi
+ls -dt "$seeds/$suite"-???????????????? 2>/dev/null | tail -n +3 |
+	xargs -r rm -rf
 printf '%s\n' "$out"

@@ -548,7 +548,13 @@ static int gasket_pin_charge(struct gasket_dev *gdev, struct mm_struct *mm,
 int gasket_page_table_pin(struct gasket_dev *gdev, u64 host_addr, u64 size,
 			  enum dma_data_direction dir, struct gasket_pin *pin)
 {
-	unsigned int gup_flags = GASKET_FOLL_LONGTERM;
+	/*
+	 * Pinned for writing whatever the direction: an entry has no
+	 * read-only bit, so without an IOMMU the chip can write every page it
+	 * maps. A read-only pin would let it write the shared zero page or
+	 * the page cache of a file the process may only read.
+	 */
+	unsigned int gup_flags = GASKET_FOLL_LONGTERM | FOLL_WRITE;
 	u64 max_pages = 0;
 	u32 count;
 	int got, want, i;
@@ -584,9 +590,6 @@ int gasket_page_table_pin(struct gasket_dev *gdev, u64 host_addr, u64 size,
 		goto err_uncharge;
 	}
 
-	/* The device writes to the pages unless it only reads them. */
-	if (dir != DMA_TO_DEVICE)
-		gup_flags |= FOLL_WRITE;
 	while (pin->count < count) {
 		want = min_t(u32, count - pin->count, GASKET_PIN_BATCH);
 		got = pin_user_pages_fast(host_addr +
@@ -602,6 +605,10 @@ int gasket_page_table_pin(struct gasket_dev *gdev, u64 host_addr, u64 size,
 	return 0;
 
 err_unpin:
+	if (ret == -EFAULT && dir == DMA_TO_DEVICE)
+		dev_info_ratelimited(gdev->dev,
+				     "%s[%d]: cannot map a buffer the process may not write: the chip cannot be limited to reading it\n",
+				     current->comm, task_tgid_nr(current));
 	unpin_user_pages(pin->pages, pin->count);
 	kvfree(pin->pages);
 err_uncharge:

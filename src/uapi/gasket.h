@@ -10,7 +10,9 @@
  *   ENOTTY  unknown ioctl number
  *   EPERM   the ioctl changes the device and the file was not opened for
  *           writing (only the owning process or CAP_SYS_ADMIN can do that)
- *   EFAULT  the argument pointer is not readable/writable
+ *   EFAULT  the argument pointer is not readable/writable; MAP_BUFFER: a
+ *           buffer page the process may not write, whatever the direction
+ *           (the chip cannot be limited to reading what it maps)
  *   EINVAL  a field is out of range: page table index, interrupt number,
  *           unaligned, empty or wrapping address range, range outside the
  *           current partition, unmapping something not mapped, reserved
@@ -75,7 +77,12 @@ struct gasket_page_table_ioctl {
 #define GASKET_PT_FLAGS_STATUS_SHIFT		0	/* ignored on input */
 #define GASKET_PT_FLAGS_DMA_DIRECTION_SHIFT	1
 #define GASKET_PT_FLAGS_DMA_DIRECTION_MASK	(3u << 1)
-/* DMA direction values (bits 2:1); 3 is invalid. */
+/*
+ * DMA direction values (bits 2:1); 3 is invalid. The direction is a
+ * promise of the client's for the DMA API (caches, IOMMU permissions):
+ * the chip's page-table entries have no read-only bit, so every buffer
+ * must be writable by the process.
+ */
 #define GASKET_PT_DMA_BIDIRECTIONAL		0
 #define GASKET_PT_DMA_TO_DEVICE			1	/* device only reads */
 #define GASKET_PT_DMA_FROM_DEVICE		2	/* device only writes */

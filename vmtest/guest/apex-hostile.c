@@ -10,6 +10,8 @@
  *    fails with EACCES).
  *  - CONFIG_COHERENT_ALLOCATOR with a size that is not a page multiple
  *    fails with EINVAL and allocates nothing.
+ *  - Every buffer is pinned for writing, whatever its DMA direction: the
+ *    chip could write it anyway.
  *
  * Runs as root (userfaultfd handles the kernel's own faults on user
  * memory only for privileged callers).
@@ -33,6 +35,7 @@
 #include "apexdev.h"
 #include "stall.h"
 #include "tap.h"
+#include "te.h"
 
 /* A failure detector, not a speed requirement: a blocked call never ends. */
 #define BOUND_MS 30000
@@ -360,6 +363,75 @@ static void test_coherent_size(int fd)
 	tap_ok(!err, "CONFIG_COHERENT_ALLOCATOR of 16 KiB then works, and frees");
 }
 
+/*
+ * The chip cannot be limited to reading (its entries have no read-only
+ * bit), so MAP_BUFFER pins every buffer for writing: memory the process
+ * may not write is refused, and a device write through a mapping made
+ * "device only reads" lands in the process's own pages, never in a page
+ * the kernel shares (here the zero page, behind memory never written).
+ */
+static void test_read_only_buffers(int fd)
+{
+	const size_t size = MAP_PAGES * APEX_PAGE;
+	const uint64_t src_dev = apex_simple_addr(300);
+	const uint64_t dst_dev = apex_simple_addr(400);
+	uint8_t *ro = buf_alloc(size), *src = buf_alloc(size);
+	uint8_t *untouched = buf_alloc(size), *fresh = MAP_FAILED;
+	long long before = sysfs_num(dev, "node_0_num_mapped_pages");
+	struct te_run run = { 0 };
+	struct te te = { 0 };
+	int err;
+	bool ok;
+
+	if (!ro || !src || !untouched) {
+		tap_why("out of memory");
+		tap_ok(false, "buffers for the read-only tests");
+		goto out;
+	}
+	memset(ro, 1, size);
+	err = mprotect(ro, size, PROT_READ) ? errno :
+	      pt_map_flags(fd, ro, dst_dev, size, APEX_DMA_TO_DEVICE);
+	if (err != EFAULT)
+		tap_why("got %s", errname(err));
+	tap_ok(err == EFAULT &&
+	       sysfs_num(dev, "node_0_num_mapped_pages") == before,
+	       "MAP_BUFFER_FLAGS of read-only memory, device only reads -> EFAULT, nothing mapped");
+
+	buf_fill(src, size, 91);
+	err = te_map(&te, fd);
+	if (!err)
+		err = pt_map(fd, src, src_dev, size);
+	if (!err)
+		err = pt_map_flags(fd, untouched, dst_dev, size,
+				   APEX_DMA_TO_DEVICE);
+	if (!err && te_copy(&te, src_dev, dst_dev, size, 4, -1, BOUND_MS, &run))
+		err = ETIMEDOUT;
+	fresh = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ok = !err && run.status == TE_STATUS_DONE &&
+	     buf_check(untouched, size, 91) < 0 && fresh != MAP_FAILED &&
+	     buf_check_byte(fresh, size, 0) < 0;
+	if (err)
+		tap_why("%s", errname(err));
+	else if (run.status != TE_STATUS_DONE)
+		tap_why("TE_STATUS 0x%llx", (unsigned long long)run.status);
+	else if (!ok)
+		tap_why("fresh anonymous memory reads %s",
+			fresh != MAP_FAILED && buf_check_byte(fresh, size, 0) < 0 ?
+			"zeros, but the target does not hold the copy" :
+			"the copy: the chip wrote the shared zero page");
+	tap_ok(ok, "a device write through a device-only-reads mapping of memory never written lands in the process's pages, not the zero page");
+	pt_unmap(fd, untouched, dst_dev, size);
+	pt_unmap(fd, src, src_dev, size);
+	if (te.regs)
+		te_unmap(&te);
+out:
+	if (fresh != MAP_FAILED)
+		munmap(fresh, size);
+	buf_free(ro, size);
+	buf_free(src, size);
+	buf_free(untouched, size);
+}
+
 int main(int argc, char **argv)
 {
 	int fd_ro, fd_rw, fd_rw2;
@@ -383,6 +455,7 @@ int main(int argc, char **argv)
 	test_stalled_pin(fd_rw, fd_rw2);
 	test_no_exec(fd_rw);
 	test_coherent_size(fd_rw);
+	test_read_only_buffers(fd_rw);
 	close(fd_ro);
 	close(fd_rw2);
 	close(fd_rw);

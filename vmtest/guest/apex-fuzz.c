@@ -350,21 +350,6 @@ static int one_call(struct state *st, bool *needs_owner)
 	}
 }
 
-static long vm_pinned_kb(void)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[128];
-	long kb = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmPin: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 /*
  * Every page is written first. The chip ignores a mapping's direction (its
  * page-table entry has none), so a read-only pin of a page never written,
@@ -427,7 +412,7 @@ static int caller_main(const struct run *run, enum role role)
 		te_unmap(&st.te);
 	close(st.fd);
 	if (st.owner)
-		st.r->pinned_kb = vm_pinned_kb();
+		st.r->pinned_kb = proc_status_num("VmPin");
 	return 0;
 }
 

@@ -28,31 +28,10 @@
 
 static const char *dev;
 
-/* A field of /proc/self/status as a number, or -1. */
-static long long status_field(const char *name)
-{
-	char line[256];
-	size_t len = strlen(name);
-	long long v = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, name, len) && line[len] == ':') {
-			if (sscanf(line + len + 1, " %lli", &v) != 1)
-				v = -1;
-			break;
-		}
-	}
-	fclose(f);
-	return v;
-}
-
 /* Pinned KiB this process is charged for (VmPin), or -1. */
 static long long vmpin(void)
 {
-	return status_field("VmPin");
+	return proc_status_num("VmPin");
 }
 
 static bool has_cap_ipc_lock(void)

@@ -299,3 +299,23 @@ bool run_command(char **argv, long *ms)
 		tap_why("exit status 0x%x", status);
 	return WIFEXITED(status) && !WEXITSTATUS(status);
 }
+
+long long proc_status_num(const char *name)
+{
+	char line[256];
+	size_t len = strlen(name);
+	long long v = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, name, len) && line[len] == ':') {
+			if (sscanf(line + len + 1, " %lli", &v) != 1)
+				v = -1;
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}

@@ -91,6 +91,9 @@ void buf_fill(void *buf, size_t size, uint32_t seed);
 long buf_check(const void *buf, size_t size, uint32_t seed);
 long buf_check_byte(const void *buf, size_t size, uint8_t byte);
 
+/* A field of /proc/self/status as a number (VmPin: KiB), or -1. */
+long long proc_status_num(const char *name);
+
 /* Monotonic milliseconds. */
 long now_ms(void);
 

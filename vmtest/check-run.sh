@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
-# check-run.sh RUN_DIR [GUEST_STATUS]: judge one guest run from its files.
-#   results.tap  the TAP of the guest's four stages (vmtest/guest/stage1..4),
+# check-run.sh RUN_DIR [GUEST_STATUS [STAGES]]: judge one guest run from its
+# files.
+#   results.tap  the TAP of the guest's STAGES stages (default 4:
+#                vmtest/guest/stage1..4; the debug-kernel guest has one),
 #                each framed by run-stages' "# apex-vmtest: stageN start" /
 #                "... exit STATUS" lines
 #   console.log  the serial console, scanned by console-check.sh
@@ -15,14 +17,15 @@
 # count like tests. Exit status 1 if anything failed or nothing passed.
 set -euo pipefail
 
-run_dir=${1:?usage: check-run.sh RUN_DIR [GUEST_STATUS]}
+run_dir=${1:?usage: check-run.sh RUN_DIR [GUEST_STATUS [STAGES]]}
 guest_status=${2:-0}
 tap=$run_dir/results.tap
 console=$run_dir/console.log
 [ -f "$tap" ] || : >"$tap"
-# Every one of them must have run: install; after a reboot; (after kexec on
-# trixie) up to the purge; the cold boot after the purge.
-stages=4
+# Every one of them must have run. In the package guests: install; after a
+# reboot; (after kexec on trixie) up to the purge; the cold boot after the
+# purge.
+stages=${3:-4}
 
 # One record per test and per stage check: "RESULT<TAB>WHERE<TAB>TEXT".
 awk -v guest_status="$guest_status" -v stages="$stages" '
@@ -130,7 +133,7 @@ else
 fi
 
 problems=$("$(dirname "$0")/console-check.sh" "$console" || true)
-console_test='console: no kernel WARNING/BUG/Oops/lockdep/UBSAN/GPF/Call Trace'
+console_test='console: no kernel WARNING/BUG/Oops/lockdep/UBSAN/GPF/DMA-API/kmemleak/Call Trace'
 if [ -z "$problems" ]; then
 	printf 'PASS\thost\t%s\n' "$console_test" >>"$run_dir/checks"
 else

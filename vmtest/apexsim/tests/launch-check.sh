@@ -147,4 +147,20 @@ rm -f "$work/clean/apexsim.status"
 result "$(has clean '^  FAIL host +apexsim exit statuses recorded' && echo 0 || echo 1)" \
 	"check-run.sh: a run without apexsim.status fails" "$(cat "$work/clean.checks")"
 
+# console-check.sh: the kernel reports of the debug-kernel guest count,
+# what a lockdep kernel prints at every boot does not.
+console_finds() { # LINE: console-check.sh reports a console holding LINE
+	printf '[    1.000000] booting\n%s\n' "$1" >"$work/console.log"
+	! "$vmtest/console-check.sh" "$work/console.log" >/dev/null
+}
+for line in '[   12.345678] BUG: KASAN: slab-use-after-free in gasket_ioctl+0x10/0x20' \
+	'[   12.345678] kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)' \
+	'[   12.345678] DMA-API: debugging out of memory - disabling' \
+	'[   12.345678] WARNING: possible circular locking dependency detected'; do
+	result "$(console_finds "$line" && echo 0 || echo 1)" "console-check.sh reports: ${line:15:40}" \
+		"$(cat "$work/console.log")"
+done
+result "$(console_finds '[    2.265747] rcu: 	RCU lockdep checking is enabled.' && echo 1 || echo 0)" \
+	"console-check.sh: the lockdep kernel's boot line is not a report" "$(cat "$work/console.log")"
+
 checks_done

@@ -18,8 +18,8 @@ VM_SUITES ?= trixie $(filter-out trixie,$(SUITES))
 export APEX_ALLOW_EXPIRED ?= 1
 
 .PHONY: all modules clean help host-deps deb rpm package-check unit \
-	guest-tests compile-matrix packaging-chroot vmtest vmtest-matrix vmtest-arm64 demo bench \
-	bench-tcg check
+	guest-tests compile-matrix packaging-chroot vmtest vmtest-matrix vmtest-arm64 \
+	vmtest-debug-kernel demo bench bench-tcg check
 
 all: modules
 
@@ -35,6 +35,7 @@ help:
 	@echo "make vmtest          one guest run (SUITE=$(SUITE))"
 	@echo "make vmtest-matrix   guest runs of every suite (VM_SUITES=...)"
 	@echo "make vmtest-arm64    arm64 guests, 4 KiB and 16 KiB pages (ARM64_FLAVOURS=...)"
+	@echo "make vmtest-debug-kernel  the guest tests on a KASAN/lockdep/kmemleak/DMA-API/UBSAN kernel"
 	@echo "make bench           benchmarks in a guest, numbers under results/bench"
 	@echo "make bench-tcg       guest boot and DKMS build time per QEMU setting and guest count"
 
@@ -80,6 +81,9 @@ vmtest-matrix:
 
 vmtest-arm64:
 	vmtest/arm64/run.sh $(ARM64_FLAVOURS)
+
+vmtest-debug-kernel:
+	vmtest/debug-kernel/run.sh
 
 demo: host-deps
 	vmtest/demo.sh

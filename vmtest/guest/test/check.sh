@@ -118,8 +118,16 @@ done
 rc=0
 timeout 20 "$build/apex-demo" /nonexistent/apex_0 >/dev/null 2>&1 || rc=$?
 result "$([ "$rc" = 1 ] && echo 0 || echo 1)" "apex-demo without a device exits 1" "exit $rc"
+# Paths that do not exist: it fails at open(), before any module syscall.
+rc=0
+timeout 20 "$build/apex-cycles" 1 /nonexistent/gasket.ko /nonexistent/apex.ko \
+	/nonexistent/apex_0 >"$work/prog" 2>&1 || rc=$?
+result "$([ "$rc" = 1 ] && complete_tap "$work/prog" &&
+	grep -q 'cycle 1: loading gasket.ko: ENOENT' "$work/prog" && echo 0 || echo 1)" \
+	"apex-cycles without the module files: complete TAP naming cycle and step, exit 1" \
+	"exit $rc; $(cat "$work/prog")"
 for prog in apex-ioctl apex-mmap apex-owner apex-power apex-hostile apex-memlock apex-demo \
-	apex-unbind apex-restore; do
+	apex-unbind apex-restore apex-cycles; do
 	rc=0
 	"$build/$prog" not-a-path >/dev/null 2>&1 || rc=$?
 	result "$([ "$rc" = 2 ] && echo 0 || echo 1)" "$prog: usage error exits 2" "exit $rc"
@@ -260,8 +268,8 @@ result "$([ "$t" = poweroff ] && [ "$(ran "$disk")" = "ran stage1" ] && echo 0 |
 	"target '$t'; $(cat "$disk/port")"
 
 # --- shell syntax -------------------------------------------------------------------
-for f in stage1 stage2 stage3 stage4 tap.sh lib.sh pkg.sh thermal.sh tunables.sh faults.sh \
-	removal.sh restore.sh doctor.sh; do
+for f in stage1 stage2 stage3 stage4 debug-kernel-stage tap.sh lib.sh pkg.sh thermal.sh \
+	tunables.sh faults.sh removal.sh restore.sh doctor.sh; do
 	check "bash -n $f" bash -n "$build/$f"
 done
 check "sh -n run-stages" sh -n "$here/../run-stages.sh"

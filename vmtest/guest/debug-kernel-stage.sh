@@ -1,0 +1,143 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# The guest tests on the debug kernel (KASAN, lockdep, kmemleak, DMA-API
+# debugging, UBSAN; vmtest/debug-kernel/), run by that guest's /init in the
+# bookworm image. No package install: the host built the modules for this
+# kernel, and they come with the package's udev rule and modprobe.d file
+# on the test disk under debug-kernel/. Then the device tests of stages 1
+# to 3, the fuzzer, 1000 unload/load cycles with a test-engine copy each,
+# and a kmemleak scan. Any kernel report fails the run (here and in the
+# host's check of the console). TAP on stdout.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tap.sh
+source "$here/tap.sh"
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+# shellcheck source=thermal.sh
+source "$here/thermal.sh"
+# shellcheck source=tunables.sh
+source "$here/tunables.sh"
+# shellcheck source=faults.sh
+source "$here/faults.sh"
+# shellcheck source=removal.sh
+source "$here/removal.sh"
+# shellcheck source=restore.sh
+source "$here/restore.sh"
+
+tap_diag "debug-kernel stage on $(uname -r), up $(cut -d' ' -f1 /proc/uptime) s"
+
+# --- what the package would have installed, and udev ---------------------------
+tap_phase "set-up: modules, udev rule, users"
+install_driver() {
+	local dir=/lib/modules/$(uname -r)/updates files=$APEX_TESTS/../debug-kernel
+	mkdir -p "$dir" &&
+		cp "$files/gasket.ko" "$files/apex.ko" "$dir/" &&
+		depmod -a &&
+		cp "$files/60-apex.rules" /lib/udev/rules.d/ &&
+		cp "$files/apex.conf" /lib/modprobe.d/ &&
+		{ getent group apex >/dev/null || groupadd --system apex; } &&
+		{ id tpuuser >/dev/null 2>&1 || useradd -m tpuuser; } &&
+		{ id otheruser >/dev/null 2>&1 || useradd -m otheruser; } &&
+		usermod -aG apex tpuuser
+}
+export -f install_driver
+tap_check "modules, udev rule and modprobe.d file installed, group apex, users" install_driver
+# udevd loads the modules for the chips, as at a boot. Only the PCI
+# devices are replayed: the rest of the machine is not under test, and
+# under this kernel each event costs seconds.
+start_udev() {
+	/lib/systemd/systemd-udevd --daemon &&
+		udevadm trigger --action=add --subsystem-match=pci &&
+		udevadm settle -t 120
+}
+export -f start_udev
+tap_check -t 180 "systemd-udevd started, devices triggered" start_udev
+tap_check "apex and gasket loaded for the present chips by udev" wait_until 60 modules_loaded
+have_dev=0
+tap_check "$APEX_DEV exists, root:apex 0660" wait_until 60 node_ok
+tap_passed && have_dev=1
+tap_check "sysfs attributes of apex_0 read sensibly" sysfs_sane
+tap_check "tpuuser (group apex) opens $APEX_DEV read-write" open_as tpuuser rw ok
+tap_check "otheruser gets EACCES opening $APEX_DEV read-write" open_as otheruser rw EACCES
+
+# --- stage1's device tests ----------------------------------------------------------
+tap_phase "ioctl, mmap, test engine, ownership, hostile callers, fuzzer"
+if [ "$have_dev" = 1 ]; then
+	tap_prog -t 600 apex-ioctl "$here/apex-ioctl" "$APEX_DEV"
+	tap_prog -t 300 apex-mmap "$here/apex-mmap" "$APEX_DEV"
+	tap_prog -t 300 apex-pages "$here/apex-pages" "$APEX_DEV"
+	tap_prog -t 600 apex-demo "$here/apex-demo" --tap "$APEX_DEV"
+	tap_prog -t 300 apex-owner runuser -u tpuuser -- "$here/apex-owner" "$APEX_DEV"
+	tap_prog -t 600 apex-hostile "$here/apex-hostile" "$APEX_DEV"
+	tap_prog -t 300 apex-memlock bash -c 'ulimit -l 1024 && exec runuser -u tpuuser -- "$@"' \
+		apex-memlock "$here/apex-memlock" "$APEX_DEV"
+	tap_prog -t 600 apex-fuzz "$here/apex-fuzz" --secs 10 \
+		--user "$(id -u tpuuser):$(id -g tpuuser):$(getent group apex | cut -d: -f3)" \
+		--outsider "$(id -u otheruser):$(id -g otheruser)" "$APEX_DEV"
+else
+	tap_deps_fail "$APEX_DEV exists" apex-ioctl apex-mmap apex-pages apex-demo apex-owner \
+		apex-hostile apex-memlock apex-fuzz
+fi
+
+# --- stage2's device tests ----------------------------------------------------------
+if [ "$have_dev" = 1 ]; then
+	tap_phase "power and clock tunables"
+	tap_prog -t 600 apex-power "$here/apex-power" "$APEX_DEV"
+	tap_phase thermal
+	run_thermal_checks
+	tap_phase "modprobe.d tunables"
+	run_modprobe_d_checks
+	tap_phase "fault injection"
+	run_fault_checks
+else
+	tap_deps_fail "$APEX_DEV exists" "power and clock tunables" "thermal" \
+		"modprobe.d tunables" "faults"
+fi
+
+# --- unload/load cycles (1000), each with a test-engine copy ----------------------------
+# The host may ask for fewer (make vmtest-debug-kernel APEX_DEBUG_CYCLES=N).
+cycles=$(cat "$APEX_TESTS/../debug-kernel/cycles")
+tap_phase "unload and load x$cycles"
+# Chip 0 only: the driver's probe and removal cost most of a cycle on this
+# kernel, and the second chip's are tested before and after.
+chip1=/sys/bus/pci/devices/$(lspci -D -n -d "$APEX_PCI_ID" | awk 'NR == 2 { print $1 }')
+if modprobe -r apex gasket && echo none >"$chip1/driver_override"; then
+	mods=/lib/modules/$(uname -r)/updates
+	tap_prog -t 5400 apex-cycles "$here/apex-cycles" "$cycles" "$mods/gasket.ko" \
+		"$mods/apex.ko" "$APEX_DEV"
+else
+	tap_dep_fail "$cycles load/unload cycles" "modprobe -r apex gasket, chip 1 set aside"
+fi
+echo >"$chip1/driver_override" || true
+both_chips_back() {
+	reload_modules && test -c /dev/apex_1
+}
+export -f both_chips_back
+tap_check -t 120 "modprobe apex after the cycles: both chips back, $APEX_DEV root:apex 0660" \
+	both_chips_back
+
+# --- stage3's device tests ----------------------------------------------------------
+tap_phase "unbind with a live session"
+run_unbind_checks
+tap_phase "reset with a live session"
+run_restore_checks
+tap_phase "chips that vanish"
+run_removal_checks
+
+# --- leaks ----------------------------------------------------------------------------
+tap_phase kmemleak
+# Two scans: kmemleak reports an object only once it has looked
+# unreferenced in two of them.
+leaks() {
+	echo scan >/sys/kernel/debug/kmemleak &&
+		sleep 5 &&
+		echo scan >/sys/kernel/debug/kmemleak || fail "kmemleak scan failed"
+	[ -z "$(cat /sys/kernel/debug/kmemleak)" ] ||
+		fail "$(head -n 60 /sys/kernel/debug/kmemleak)"
+}
+export -f leaks
+tap_check -t 600 -v "kmemleak: no unreferenced object after two scans" leaks
+tap_check "dmesg: no WARNING, BUG, Oops, lockdep, KASAN, UBSAN, DMA-API or kmemleak report" \
+	dmesg_clean
+tap_end

@@ -263,3 +263,35 @@ export -f fail expect_eq wait_until ctl sysattr chip_get chip_is wait_chip chip_
 	chip_addr node_ok by_path_ok no_world_nodes lspci_shows_chip driver_in_use \
 	chips_without_driver \
 	sysfs_sane open_as dmesg_clean no_failed_units reload_modules
+
+# run_device_programs FACTOR: the device programs against $APEX_DEV, from
+# the ioctl table to the fuzzer, each as a TAP check, with its timeout times
+# FACTOR (the debug kernel runs them 4 to 10 times slower). Before
+# apex-demo: vgem loaded where the kernel has it (the only dma-buf exporter
+# 5.10 and 6.1 build) and debugfs mounted (dma_buf/bufinfo counts buffers).
+run_device_programs() {
+	local f=$1 ids
+	tap_prog -t $((300 * f)) apex-ioctl "$APEX_TESTS/apex-ioctl" "$APEX_DEV"
+	tap_prog -t $((120 * f)) apex-mmap "$APEX_TESTS/apex-mmap" "$APEX_DEV"
+	tap_prog -t $((120 * f)) apex-pages "$APEX_TESTS/apex-pages" "$APEX_DEV"
+	modprobe vgem 2>/dev/null || tap_diag "no vgem module in this kernel"
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	tap_prog -t $((300 * f)) apex-demo "$APEX_TESTS/apex-demo" --tap "$APEX_DEV"
+	tap_prog -t $((120 * f)) apex-owner runuser -u tpuuser -- "$APEX_TESTS/apex-owner" "$APEX_DEV"
+	tap_prog -t $((180 * f)) apex-hostile "$APEX_TESTS/apex-hostile" "$APEX_DEV"
+	# A hard limit of 1 MiB: apex-memlock sets its soft limit to that.
+	tap_prog -t $((120 * f)) apex-memlock \
+		bash -c 'ulimit -l 1024 && exec runuser -u tpuuser -- "$@"' \
+		apex-memlock "$APEX_TESTS/apex-memlock" "$APEX_DEV"
+	tap_check -v "dmesg: the refused map names RLIMIT_MEMLOCK and ulimit -l" \
+		bash -c "dmesg | grep -E 'apex .*apex-memlock.*exceed RLIMIT_MEMLOCK .*ulimit -l'"
+	# 10 s of random calls; the seed it prints repeats a run (--seed N).
+	ids="$(id -u tpuuser):$(id -g tpuuser):$(getent group apex | cut -d: -f3)"
+	tap_prog -t $((180 * f)) apex-fuzz "$APEX_TESTS/apex-fuzz" --secs 10 --user "$ids" \
+		--outsider "$(id -u otheruser):$(id -g otheruser)" "$APEX_DEV"
+}
+
+# The names of run_device_programs' checks, for tap_deps_fail.
+# shellcheck disable=SC2034 # used by the stages that source this file
+APEX_DEVICE_PROGRAMS=(apex-ioctl apex-mmap apex-pages apex-demo apex-owner apex-hostile
+	apex-memlock "dmesg RLIMIT_MEMLOCK hint" apex-fuzz)

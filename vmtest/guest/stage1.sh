@@ -73,28 +73,9 @@ tap_check "otheruser gets EACCES opening $APEX_DEV read-only" open_as otheruser 
 # --- the driver through its ioctls, mmap and the test engine -------------------
 tap_phase "ioctl, mmap, test engine, ownership"
 if [ "$have_dev" = 1 ]; then
-	tap_prog -t 300 apex-ioctl "$here/apex-ioctl" "$APEX_DEV"
-	tap_prog -t 120 apex-mmap "$here/apex-mmap" "$APEX_DEV"
-	tap_prog -t 120 apex-pages "$here/apex-pages" "$APEX_DEV"
-	# apex-demo maps dma-bufs of every exporter the kernel has: vgem is the
-	# only one 5.10 and 6.1 build, and debugfs's dma_buf/bufinfo counts them.
-	modprobe vgem || echo "# modprobe vgem failed"
-	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-	tap_prog -t 300 apex-demo "$here/apex-demo" --tap "$APEX_DEV"
-	tap_prog -t 120 apex-owner runuser -u tpuuser -- "$here/apex-owner" "$APEX_DEV"
-	tap_prog -t 180 apex-hostile "$here/apex-hostile" "$APEX_DEV"
-	# A hard limit of 1 MiB: apex-memlock sets its soft limit to that.
-	tap_prog -t 120 apex-memlock bash -c 'ulimit -l 1024 && exec runuser -u tpuuser -- "$@"' \
-		apex-memlock "$here/apex-memlock" "$APEX_DEV"
-	tap_check -v "dmesg: the refused map names RLIMIT_MEMLOCK and ulimit -l" \
-		bash -c "dmesg | grep -E 'apex .*apex-memlock.*exceed RLIMIT_MEMLOCK .*ulimit -l'"
-	# 10 s of random calls; the seed it prints repeats a run (--seed N).
-	tap_prog -t 180 apex-fuzz "$here/apex-fuzz" --secs 10 \
-		--user "$(id -u tpuuser):$(id -g tpuuser):$(getent group apex | cut -d: -f3)" \
-		--outsider "$(id -u otheruser):$(id -g otheruser)" "$APEX_DEV"
+	run_device_programs 1
 else
-	tap_deps_fail "$APEX_DEV exists" apex-ioctl apex-mmap apex-pages apex-demo apex-owner \
-		apex-hostile apex-memlock "dmesg RLIMIT_MEMLOCK hint" apex-fuzz
+	tap_deps_fail "$APEX_DEV exists" "${APEX_DEVICE_PROGRAMS[@]}"
 fi
 
 # --- unload and reload ---------------------------------------------------------

@@ -50,6 +50,7 @@ Environment:
   APEX_SMP      vCPUs (default 2)
   APEX_MEM      guest memory in MiB (default 2048)
   APEX_TB_SIZE  TCG translation-block cache in MiB (default: QEMU's)
+  APEX_KERNEL_ARGS  kernel arguments added to --append's (for make bench-tcg)
 The TCG defaults were chosen by measurement (vmtest/qemu/README.md).
 EOF
 }
@@ -330,7 +331,8 @@ qemu_args() {
 		args+=(-drive "file=$(qpath "$test_disk"),format=raw,if=virtio,readonly=on")
 	if [ -n "$kernel" ]; then
 		cmdline="root=/dev/vda rw console=ttyS0$(tcg_kernel_args)"
-		args+=(-kernel "$(qpath "$kernel")" -append "$cmdline $append")
+		args+=(-kernel "$(qpath "$kernel")"
+			-append "$cmdline $append${APEX_KERNEL_ARGS:+ $APEX_KERNEL_ARGS}")
 		[ -z "$initrd" ] || args+=(-initrd "$(qpath "$initrd")")
 	fi
 	if [ "$net" = 1 ]; then

@@ -7,11 +7,13 @@ SUITE  ?= bookworm
 SUITES ?= bullseye bookworm trixie trixie-backports forky
 # Cross builds for trixie's arm64 kernels (4 KiB and 16 KiB pages) in the compile matrix.
 ARM64_SUITES ?= trixie-arm64 trixie-arm64-16k
-# Guest suites of vmtest-matrix (and so of make check): the same releases.
-# run-matrix.sh runs the ones that took longest last time first, and
-# APEX_JOBS of them at a time (default 3); never timed, they keep this
-# order: trixie, which also installs and boots a second kernel, first.
-VM_SUITES ?= trixie $(filter-out trixie,$(SUITES))
+# Guests of vmtest-matrix (and so of make check): the same releases, and
+# the guest on the debug kernel (vmtest/debug-kernel). run-matrix.sh runs
+# the ones that took longest last time first, and APEX_JOBS of them at a
+# time (default 3); never timed, they keep this order: the two longest
+# first, trixie (which also installs and boots a second kernel) and the
+# debug kernel's (1000 module load/unload cycles).
+VM_SUITES ?= trixie debug-kernel $(filter-out trixie,$(SUITES))
 
 # forky and sid are published with short-lived Release files that the mirror
 # here lets expire; accepting them is a deliberate, documented choice.

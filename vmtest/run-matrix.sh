@@ -1,6 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # run-matrix.sh SUITE...: guest runs of several suites (make vmtest-matrix).
+# The name debug-kernel stands for the guest on the debug kernel
+# (vmtest/debug-kernel/run.sh), which takes a slot like the others.
 #
 # Builds apexsim, the guest tests and this run's own copy of the packages
 # once, starts every suite's image build at once (cached ones are found in a
@@ -87,12 +89,22 @@ stop_all() {
 trap 'stop_all; exit 130' INT
 trap 'stop_all; exit 143' TERM
 
+# build_image SUITE: what SUITE's guest boots; for debug-kernel, its kernel
+# (cached, or built from source) and the bookworm image.
+build_image() {
+	if [ "$1" = debug-kernel ]; then
+		"$here/debug-kernel/build.sh" && "$here/image/build-image.sh" bookworm
+	else
+		"$here/image/build-image.sh" "$1"
+	fi
+}
+
 # Every image at once; the trixie guest's extra kernel as well.
 for s in "${order[@]}"; do
 	run_of[$s]=$apex_top/results/$stamp-$s
 	mkdir -p "${run_of[$s]}"
 	queued_at[$s]=$(date +%s)
-	"$here/image/build-image.sh" "$s" >"${run_of[$s]}/image.log" 2>&1 &
+	build_image "$s" >"${run_of[$s]}/image.log" 2>&1 &
 	image_pid[$s]=$!
 	[ "$s" != trixie ] ||
 		"$here/image/fetch-kernel.sh" trixie trixie-backports \
@@ -121,13 +133,14 @@ check_image() {
 # matrix, so it runs at normal priority; the others run at APEX_GUEST_NICE.
 # run-suite.sh prepares the guest, then boots it once grant_slot has run.
 start_guest() {
-	local s=$1 prio=$guest_nice
+	local s=$1 prio=$guest_nice run=("$here/run-suite.sh" "$1")
 	[ "$s" != "${order[0]}" ] || prio=0
+	[ "$s" != debug-kernel ] || run=("$here/debug-kernel/run.sh")
 	started_at[$s]=$(date +%s)
 	setsid nice -n "$prio" env APEX_PREBUILT=1 APEX_RUN_DIR="${run_of[$s]}" \
 		APEX_DEBS="$pkgs/deb" APEX_UPGRADE_DEBS="$pkgs/deb-upgrade" \
 		APEX_SLOT="${run_of[$s]}/slot" apex_t0="${started_at[$s]}" \
-		"$here/run-suite.sh" "$s" >"${run_of[$s]}/run.log" 2>&1 &
+		"${run[@]}" >"${run_of[$s]}/run.log" 2>&1 &
 	lane_pid[$s]=$!
 	lanes+=("$s")
 	apex_stage "$s: guest started (logs: ${run_of[$s]})"

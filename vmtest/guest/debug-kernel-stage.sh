@@ -94,7 +94,7 @@ tap_phase "unload and load x$cycles"
 chip1=/sys/bus/pci/devices/$(lspci -D -n -d "$APEX_PCI_ID" | awk 'NR == 2 { print $1 }')
 if modprobe -r apex gasket && echo none >"$chip1/driver_override"; then
 	mods=/lib/modules/$(uname -r)/updates
-	tap_prog -t 5400 apex-cycles "$here/apex-cycles" "$cycles" "$mods/gasket.ko" \
+	tap_prog -t $((300 + 4 * cycles)) apex-cycles "$here/apex-cycles" "$cycles" "$mods/gasket.ko" \
 		"$mods/apex.ko" "$APEX_DEV"
 else
 	tap_dep_fail "$cycles load/unload cycles" "modprobe -r apex gasket, chip 1 set aside"

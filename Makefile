@@ -31,7 +31,7 @@ help:
 	@echo "make modules         build gasket.ko and apex.ko for KDIR (default: running kernel)"
 	@echo "make deb | rpm       build the apex-dkms package into build/deb or build/rpm"
 	@echo "make package-check   lintian, rpmlint and package content checks"
-	@echo "make packaging-chroot  install, upgrade, purge the packages in every suite's root"
+	@echo "make packaging-chroot  install the .deb, run its kernel hook, run the RPM's scripts in every suite's root"
 	@echo "make unit            apexsim model and protocol unit tests"
 	@echo "make compile-matrix  W=1 builds against every Debian kernel (SUITES=..., ARM64_SUITES=...)"
 	@echo "make vmtest          one guest run (SUITE=$(SUITE))"

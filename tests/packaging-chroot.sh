@@ -3,15 +3,16 @@
 # tests/packaging-chroot.sh [SUITE...]: `apt install apex-dkms` from build/deb
 # (the flat repository) in a throwaway overlay of each suite's root
 # (vmtest/mkroot), with that suite's own dkms, and check what the package
-# promises short of loading the module: group apex, dkms builds and installs
-# both modules for the root's kernel, the kernel hook rebuilds them as for a
-# newly installed kernel, a kernel without CONFIG_PCI fails with that
-# message, the udev rule passes udevadm verify (where udev has it), an
-# upgrade to a rebuilt higher version leaves only that version, and purge
-# leaves nothing. Then the RPM's scriptlets against the same dkms: install,
-# reinstall, upgrade, erase.
-# Natively this takes seconds per suite; the guests prove the rest (udev,
-# autoload, reboot). Nothing is loaded: chroots have no udev, no modprobe runs.
+# promises short of loading the module and what the guests do not reach:
+# group apex, dkms builds and installs both modules for the root's kernel,
+# the kernel hook rebuilds them as for a newly installed kernel (the guests
+# install a second kernel in trixie only), a kernel without CONFIG_PCI fails
+# with that message, the udev rule passes udevadm verify (where udev has
+# it). Then the RPM's scriptlets against the same dkms: install, reinstall,
+# upgrade, erase.
+# The upgrade and the purge of the .deb are not repeated here: every
+# suite's guest does both, with the same dkms (vmtest/guest/stage2.sh,
+# stage3.sh). Nothing is loaded: chroots have no udev, no modprobe runs.
 # As in the guests, ccache is installed in the overlay and the DKMS builds go
 # through it, with the root's cache kept across runs (apex_compile_store).
 set -euo pipefail
@@ -31,15 +32,13 @@ deb=$apex_top/build/deb/apex-dkms_${version}_all.deb
 work=$(mktemp -d /tmp/apex-pkg-chroot.XXXXXX)
 trap 'rm -rf --one-file-system "$work"' EXIT
 
-# The upgrade target: same sources, higher version.
-upversion=$version+upgradetest
-"$apex_top/tests/build-deb.sh" --version "$upversion" --outdir "$work/up" 2>/dev/null
-# build/deb is the flat repository users add; only the upgrade is a file.
+# build/deb is the flat repository users add.
 mkdir -p "$work/pkgs/repo"
 cp "$deb" "$apex_top/build/deb/Packages" "$work/pkgs/repo/"
-cp "$work/up/apex-dkms_${upversion}_all.deb" "$work/pkgs/"
 echo 'deb [trusted=yes] file:/pkgs/repo ./' >"$work/pkgs/repo.list"
-# The RPMs, whose scriptlets run against each suite's dkms too (see below).
+# The RPMs, whose scriptlets run against each suite's dkms too (see below);
+# the upgrade target has the same sources and a higher version.
+upversion=$version+upgradetest
 rpm=$apex_top/build/rpm/apex-dkms-$version-1.noarch.rpm
 [ -f "$rpm" ] || apex_die "$rpm is missing: run 'make rpm'"
 "$apex_top/tests/build-rpm.sh" --version "$upversion" --outdir "$work/uprpm" 2>/dev/null
@@ -48,7 +47,7 @@ cp "$rpm" "$work/uprpm/apex-dkms-$upversion-1.noarch.rpm" "$work/pkgs/"
 # The checks, run by sh inside the chroot: "ok NAME" / "not ok NAME: why".
 cat >"$work/pkgs/checks.sh" <<'EOF'
 set -u
-V=$1 UV=$2
+V=$1
 # The DKMS builds go through the root's compile cache (apex_compile_store).
 . /ccache/lib/chroot-ccache.sh
 pass() { echo "ok $1"; }
@@ -138,28 +137,6 @@ fi
 dkms remove -m apex -v "$V" -k 9.9.9-nopci >/dev/null 2>&1
 rm -rf /lib/modules/9.9.9-nopci
 
-if apt_get install "/pkgs/apex-dkms_${UV}_all.deb" >/pkgs/upgrade.log 2>&1; then
-	pass "apt upgrade to $UV"
-else
-	fail "apt upgrade to $UV" "$(tail -n 30 /pkgs/upgrade.log)"
-fi
-if dk_installed "$UV" && [ -z "$(dkms status -m apex -v "$V")" ] &&
-	[ ! -e "/usr/src/apex-$V" ]; then
-	pass "upgrade: only $UV registered and installed"
-else
-	fail "upgrade: only $UV registered and installed" \
-		"$(dkms status -m apex; ls -d /usr/src/apex-*)"
-fi
-
-if apt_get purge apex-dkms >/pkgs/purge.log 2>&1; then
-	pass "apt purge"
-else
-	fail "apt purge" "$(tail -n 30 /pkgs/purge.log)"
-fi
-left=$(ls -d /usr/src/apex-* /var/lib/dkms/apex /lib/modules/*/updates/dkms/apex.ko* \
-	/lib/modules/*/updates/dkms/gasket.ko* /lib/udev/rules.d/60-apex.rules \
-	/lib/modprobe.d/apex.conf /usr/lib/sysusers.d/apex-dkms.conf 2>/dev/null)
-if [ -z "$left" ]; then pass "purge leaves nothing"; else fail "purge leaves nothing" "$left"; fi
 EOF
 
 # The RPM's scriptlets (group, dkms add/install, other versions on upgrade,
@@ -241,7 +218,7 @@ for suite in "${suites[@]}"; do
 		echo "FAIL $suite: no root (vmtest/mkroot $suite failed)"
 		continue
 	fi
-	apex_stage "$suite: install, upgrade, purge in an overlay of $root"
+	apex_stage "$suite: install and kernel hook in an overlay of $root"
 	ov=$work/$suite
 	if ! ccache_debs=$("$apex_top/vmtest/image/fetch-ccache.sh" "$suite"); then
 		failed=$((failed + 1))
@@ -251,8 +228,8 @@ for suite in "${suites[@]}"; do
 	out=$(apex_in_compile_overlay "$ccache_debs" "$root" "$ov" "$work/pkgs" /pkgs \
 		chroot "$ov/merged" /usr/bin/env -i \
 		LC_ALL=C HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		sh /pkgs/checks.sh "$version" "$upversion" 2>&1) || true
-	tally "$suite" checks "purge leaves nothing" "$out"
+		sh /pkgs/checks.sh "$version" 2>&1) || true
+	tally "$suite" checks "no CONFIG_PCI: the build fails with that message" "$out"
 	rm -rf --one-file-system "$ov" "$work"/pkgs/*.log
 
 	# The RPM requires shadow-utils (groupadd) for %pre; rpm --nodeps

@@ -11,7 +11,7 @@
 # each phase; logs in results/<time>-debug-kernel/.
 # Environment: APEX_DEBUG_CYCLES (module unload/load cycles, default 1000),
 # APEX_TIMEOUT (seconds before the guest is killed, default 2400 s and 4 s
-# a cycle: a cycle takes about 1 s alone, more beside other guests),
+# a cycle: a cycle takes about 0.5 s alone, more beside other guests),
 # APEX_PREBUILT=1 (apexsim and build/guest are up to date), APEX_RUN_DIR
 # and APEX_SLOT (as for vmtest/run-suite.sh, in a run-matrix.sh lane).
 set -euo pipefail
@@ -80,7 +80,7 @@ fi
 # The DMA-API checker keeps one entry per mapped page: enough for every
 # page the tests map at once, or it stops checking. Expedited RCU grace
 # periods: module removal waits for several, and with them a load/unload
-# cycle took 910 ms instead of 1245 ms (50 cycles, one chip).
+# cycle took 910 ms instead of 1245 ms (50 cycles, one chip, outline KASAN).
 status=0
 "$apex_top/vmtest/qemu/launch.sh" --run-dir "$run_dir" --base "$image/root.ext4" \
 	--kernel "$kernel/bzImage" --initrd "$run_dir/initramfs.gz" \

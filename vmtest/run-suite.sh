@@ -100,13 +100,8 @@ timeline "test disk"
 "$here/cloud-init/make-seed.sh" "$run_dir/seed.img"
 
 # In a matrix a queued guest is prepared (image, compile cache, test disk)
-# while it waits; QEMU starts once run-matrix.sh grants a slot by creating
-# the file APEX_SLOT.
-if [ -n "${APEX_SLOT:-}" ] && [ ! -e "$APEX_SLOT" ]; then
-	timeline "waiting for a guest slot"
-	apex_stage "$suite: prepared, waiting for a guest slot"
-	while [ ! -e "$APEX_SLOT" ]; do sleep 1; done
-fi
+# while it waits for its slot.
+apex_wait_slot "$run_dir" "$suite"
 
 status=0
 "$here/qemu/launch.sh" --run-dir "$run_dir" "${boot[@]}" \
@@ -126,10 +121,6 @@ timeline end
 echo "== $suite: time per phase (wall clock)"
 "$here/phase-table.sh" "$run_dir" | tee "$run_dir/phases"
 
-# One line for run-matrix.sh: suite kernel dkms passed failed seconds.
-source "$run_dir/counts"
-# shellcheck disable=SC2154	# set by the counts file
-printf '%s %s %s %s %s %s\n' "$suite" "$kernel" "$dkms" "$passed" "$failed" \
-	"$(($(date +%s) - start))" >"$run_dir/summary"
+apex_write_summary "$run_dir" "$suite" "$kernel" "$dkms" "$start"
 apex_stage "$suite: done in $(($(date +%s) - start))s (logs: $run_dir)"
 exit "$rc"

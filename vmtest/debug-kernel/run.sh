@@ -70,12 +70,7 @@ chmod 755 "$ramfs/init"
 "$apex_top/vmtest/cloud-init/make-seed.sh" "$run_dir/seed.img"
 image=$("$apex_top/vmtest/image/build-image.sh" bookworm)
 
-# In a matrix (run-matrix.sh) QEMU starts once the slot file exists.
-if [ -n "${APEX_SLOT:-}" ] && [ ! -e "$APEX_SLOT" ]; then
-	timeline "waiting for a guest slot"
-	apex_stage "debug-kernel: prepared, waiting for a guest slot"
-	while [ ! -e "$APEX_SLOT" ]; do sleep 1; done
-fi
+apex_wait_slot "$run_dir" debug-kernel
 
 # The DMA-API checker keeps one entry per mapped page: enough for every
 # page the tests map at once, or it stops checking. Expedited RCU grace
@@ -97,10 +92,6 @@ rc=0
 timeline end
 echo "== debug-kernel: time per phase (wall clock)"
 "$apex_top/vmtest/phase-table.sh" "$run_dir" | tee "$run_dir/phases"
-# One line for run-matrix.sh: guest kernel dkms passed failed seconds.
-source "$run_dir/counts"
-# shellcheck disable=SC2154	# set by the counts file
-printf 'debug-kernel %s - %s %s %s\n' "$kver" "$passed" "$failed" \
-	"$(($(date +%s) - start))" >"$run_dir/summary"
+apex_write_summary "$run_dir" debug-kernel "$kver" - "$start"
 apex_stage "debug-kernel: done in $(($(date +%s) - start))s (logs: $run_dir)"
 exit "$rc"

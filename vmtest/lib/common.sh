@@ -28,6 +28,29 @@ apex_timeline() {
 	printf '%s %s\n' "$(date +%s)" "$*" >>"$dir/timeline"
 }
 
+# apex_wait_slot RUN_DIR NAME: in a run-matrix.sh lane, a prepared guest
+# boots only once the matrix grants it a slot by creating the file
+# APEX_SLOT; the wait is a phase of its timeline.
+apex_wait_slot() {
+	[ -n "${APEX_SLOT:-}" ] && [ ! -e "$APEX_SLOT" ] || return 0
+	apex_timeline "$1" "waiting for a guest slot"
+	apex_stage "$2: prepared, waiting for a guest slot"
+	while [ ! -e "$APEX_SLOT" ]; do sleep 1; done
+}
+
+# apex_write_summary RUN_DIR NAME KERNEL DKMS START: the line run-matrix.sh
+# reads from RUN_DIR/summary: name kernel dkms passed failed seconds, the
+# counts from check-run.sh's RUN_DIR/counts.
+apex_write_summary() {
+	# The counts file sets all three; only two are printed.
+	# shellcheck disable=SC2034
+	local passed failed skipped
+	# shellcheck source=/dev/null
+	source "$1/counts"
+	printf '%s %s %s %s %s %s\n' "$2" "$3" "$4" "$passed" "$failed" \
+		"$(($(date +%s) - $5))" >"$1/summary"
+}
+
 # apex_build LOG WHAT CMD...: a build step of a run script, its output
 # appended to LOG; on failure the log's tail and an error naming WHAT.
 apex_build() {

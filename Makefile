@@ -11,9 +11,10 @@ ARM64_SUITES ?= trixie-arm64 trixie-arm64-16k
 # the guest on the debug kernel (vmtest/debug-kernel). run-matrix.sh runs
 # the ones that took longest last time first, and APEX_JOBS of them at a
 # time (default 3); never timed, they keep this order: the two longest
-# first, trixie (which also installs and boots a second kernel) and the
-# debug kernel's (1000 module load/unload cycles).
-VM_SUITES ?= trixie debug-kernel $(filter-out trixie,$(SUITES))
+# first, the debug kernel's (on a fresh machine its kernel is built from
+# source before it boots) and trixie (which also installs and boots a
+# second kernel).
+VM_SUITES ?= debug-kernel trixie $(filter-out trixie,$(SUITES))
 
 # forky and sid are published with short-lived Release files that the mirror
 # here lets expire; accepting them is a deliberate, documented choice.

@@ -92,12 +92,14 @@ guests_pid=$!
 tail -n +1 -F --pid="$guests_pid" "$guests_log" 2>/dev/null | sed -u 's/^/guests| /' &
 tail_pid=$!
 
-# Beside the guests, which take longest, these host steps yield the cores.
-host_nice=${APEX_HOST_NICE:-6}
-run_step package-check nice -n "$host_nice" make --no-print-directory package-check
-run_step compile-matrix nice -n "$host_nice" make --no-print-directory compile-matrix
-run_step arm64-guests nice -n "$host_nice" make --no-print-directory vmtest-arm64
-run_step packaging-chroot nice -n "$host_nice" make --no-print-directory packaging-chroot \
+# Beside the guests, which take longest, these host steps yield the cores:
+# each runs in a session of its own (run_step), with the session's nice.
+host_nice=${APEX_HOST_NICE:-8}
+niced=("$top/vmtest/lib/session-nice" "$host_nice")
+run_step package-check "${niced[@]}" make --no-print-directory package-check
+run_step compile-matrix "${niced[@]}" make --no-print-directory compile-matrix
+run_step arm64-guests "${niced[@]}" make --no-print-directory vmtest-arm64
+run_step packaging-chroot "${niced[@]}" make --no-print-directory packaging-chroot \
 	PACKAGES_BUILT=1
 
 guests_rc=0

@@ -19,13 +19,21 @@
 #
 # Environment:
 #   APEX_JOBS   guests at once (default 3)
-#   APEX_GUEST_NICE  nice level of every guest but the longest (default 3)
+#   APEX_LONGEST_NICE  nice level of the longest guest (default 5)
+#   APEX_GUEST_NICE    nice level of every other guest (default 8)
 #   APEX_SMP    vCPUs per guest (default: the host's cores / APEX_JOBS, 1 to 4)
 # Measured on 2 cores (vmtest/qemu/README.md): three guests at once, all
 # niced but the longest, so that they fill the cores while the longest waits
 # (driver timeouts, reboots, its kexec), took make check from 3265 s to
 # 2702 s. A starved guest once got its TSC rate wrong and hung; the guests
 # are now told the rate (vmtest/qemu/launch.sh).
+# Priorities: what the guests wait for (roots, images, the debug kernel,
+# compile caches) runs here at nice 0, ahead of the guests, and the roots
+# of the first guests ahead of the others' (nice 5). Each guest runs in a
+# session of its own whose group gets the guest's nice (lib/session-nice).
+# The longest guest's slot is kept for it while its image is built: on a
+# fresh machine that is the debug-kernel guest, whose kernel is built from
+# source first.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib/common.sh"
@@ -34,9 +42,12 @@ export apex_t0
 [ $# -gt 0 ] || set -- bullseye bookworm trixie trixie-backports forky
 jobs=${APEX_JOBS:-3}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || apex_die "APEX_JOBS must be a positive number, not '$jobs'"
-guest_nice=${APEX_GUEST_NICE:-3}
-[[ $guest_nice =~ ^[0-9]+$ ]] && [ "$guest_nice" -le 19 ] ||
-	apex_die "APEX_GUEST_NICE must be a number from 0 to 19, not '$guest_nice'"
+longest_nice=${APEX_LONGEST_NICE:-5}
+guest_nice=${APEX_GUEST_NICE:-8}
+for n in APEX_LONGEST_NICE=$longest_nice APEX_GUEST_NICE=$guest_nice; do
+	[[ ${n#*=} =~ ^[0-9]+$ ]] && [ "${n#*=}" -le 19 ] ||
+		apex_die "${n%%=*} must be a number from 0 to 19, not '${n#*=}'"
+done
 smp=$(($(nproc) / jobs))
 [ "$smp" -ge 1 ] || smp=1
 [ "$smp" -le 4 ] || smp=4
@@ -99,12 +110,28 @@ build_image() {
 	fi
 }
 
-# Every image at once; the trixie guest's extra kernel as well.
+# root_of SUITE: the root (vmtest/mkroot) SUITE's image is made from.
+root_of() {
+	if [ "$1" = debug-kernel ]; then echo bookworm; else echo "$1"; fi
+}
+
+# Every image at once; the trixie guest's extra kernel as well. The roots
+# of the first APEX_JOBS guests are built ahead of the others' (a suite's
+# root is built once, by whichever build takes its lock first).
+declare -A first_roots
+for s in "${order[@]:0:jobs}"; do
+	first_roots[$(root_of "$s")]=1
+done
 for s in "${order[@]}"; do
 	run_of[$s]=$apex_top/results/$stamp-$s
 	mkdir -p "${run_of[$s]}"
 	queued_at[$s]=$(date +%s)
-	build_image "$s" >"${run_of[$s]}/image.log" 2>&1 &
+	prio=5
+	[ -z "${first_roots[$(root_of "$s")]:-}" ] || prio=0
+	(
+		renice -n "$prio" -p "$BASHPID" >/dev/null || true
+		build_image "$s"
+	) >"${run_of[$s]}/image.log" 2>&1 &
 	image_pid[$s]=$!
 	[ "$s" != trixie ] ||
 		"$here/image/fetch-kernel.sh" trixie trixie-backports \
@@ -130,14 +157,14 @@ check_image() {
 }
 
 # start_guest SUITE: the longest guest (first in the order) bounds the
-# matrix, so it runs at normal priority; the others run at APEX_GUEST_NICE.
+# matrix, so it runs at APEX_LONGEST_NICE; the others at APEX_GUEST_NICE.
 # run-suite.sh prepares the guest, then boots it once grant_slot has run.
 start_guest() {
 	local s=$1 prio=$guest_nice run=("$here/run-suite.sh" "$1")
-	[ "$s" != "${order[0]}" ] || prio=0
+	[ "$s" != "${order[0]}" ] || prio=$longest_nice
 	[ "$s" != debug-kernel ] || run=("$here/debug-kernel/run.sh")
 	started_at[$s]=$(date +%s)
-	setsid nice -n "$prio" env APEX_PREBUILT=1 APEX_RUN_DIR="${run_of[$s]}" \
+	setsid "$here/lib/session-nice" "$prio" env APEX_PREBUILT=1 APEX_RUN_DIR="${run_of[$s]}" \
 		APEX_DEBS="$pkgs/deb" APEX_UPGRADE_DEBS="$pkgs/deb-upgrade" \
 		APEX_SLOT="${run_of[$s]}/slot" apex_t0="${started_at[$s]}" \
 		"${run[@]}" >"${run_of[$s]}/run.log" 2>&1 &
@@ -237,14 +264,19 @@ while [ ${#pending[@]} -gt 0 ] || [ ${#lanes[@]} -gt 0 ]; do
 	for s in "${lanes[@]}"; do
 		! has_slot "$s" || holding=$((holding + 1))
 	done
+	# The longest guest's slot waits while its image is built.
+	reserved=0
+	[ "${pending[0]:-}" != "${order[0]}" ] || reserved=1
 	for s in "${order[@]}"; do
-		[ -n "${lane_pid[$s]:-}" ] && ! has_slot "$s" && [ "$holding" -lt "$jobs" ] ||
-			continue
+		[ -n "${lane_pid[$s]:-}" ] && ! has_slot "$s" &&
+			[ $((holding + reserved)) -lt "$jobs" ] || continue
 		grant_slot "$s"
 		holding=$((holding + 1))
 	done
 	waiting=()
 	for s in "${pending[@]}"; do
+		free=$((jobs - holding))
+		[ "$s" = "${order[0]}" ] || free=$((free - reserved))
 		check_image "$s"
 		if [ "$image" = failed ]; then
 			why="counted as one failure (log: ${run_of[$s]}/image.log)"
@@ -253,7 +285,7 @@ while [ ${#pending[@]} -gt 0 ] || [ ${#lanes[@]} -gt 0 ]; do
 			echo "$s ? ? 0 1 0" >"${run_of[$s]}/summary"
 			started_at[$s]=$(date +%s)
 			done_suites+=("$s")
-		elif [ "$image" = ready ] && [ "$holding" -lt "$jobs" ]; then
+		elif [ "$image" = ready ] && [ "$free" -gt 0 ]; then
 			start_guest "$s"
 			grant_slot "$s"
 			holding=$((holding + 1))

@@ -94,7 +94,7 @@ tail_pid=$!
 
 # Beside the guests, which take longest, these host steps yield the cores:
 # each runs in a session of its own (run_step), with the session's nice.
-host_nice=${APEX_HOST_NICE:-8}
+host_nice=${APEX_HOST_NICE:-5}
 niced=("$top/vmtest/lib/session-nice" "$host_nice")
 run_step package-check "${niced[@]}" make --no-print-directory package-check
 run_step compile-matrix "${niced[@]}" make --no-print-directory compile-matrix

@@ -19,18 +19,18 @@
 #
 # Environment:
 #   APEX_JOBS   guests at once (default 3)
-#   APEX_LONGEST_NICE  nice level of the longest guest (default 5)
-#   APEX_GUEST_NICE    nice level of every other guest (default 8)
+#   APEX_GUEST_NICE  nice level of the guests once they boot (default 5)
 #   APEX_SMP    vCPUs per guest (default: the host's cores / APEX_JOBS, 1 to 4)
-# Measured on 2 cores (vmtest/qemu/README.md): three guests at once, all
-# niced but the longest, so that they fill the cores while the longest waits
-# (driver timeouts, reboots, its kexec), took make check from 3265 s to
-# 2702 s. A starved guest once got its TSC rate wrong and hung; the guests
-# are now told the rate (vmtest/qemu/launch.sh).
+# Measured on 2 cores (vmtest/qemu/README.md): three guests at once, so
+# that they fill the cores while one waits (driver timeouts, reboots, a
+# kexec), took make check from 3265 s to 2702 s. A starved guest once got
+# its TSC rate wrong and hung; the guests are now told the rate
+# (vmtest/qemu/launch.sh).
 # Priorities: what the guests wait for (roots, images, the debug kernel,
-# compile caches) runs here at nice 0, ahead of the guests, and the roots
-# of the first guests ahead of the others' (nice 5). Each guest runs in a
-# session of its own whose group gets the guest's nice (lib/session-nice).
+# each guest's compile cache and test disk) runs at nice 0, ahead of the
+# booted guests (APEX_GUEST_NICE), and the roots of the first guests ahead
+# of the others' (nice 5). Each guest runs in a session of its own, whose
+# group takes the guest's nice when it boots (lib/session-nice says why).
 # The longest guest's slot is kept for it while its image is built: on a
 # fresh machine that is the debug-kernel guest, whose kernel is built from
 # source first.
@@ -42,12 +42,9 @@ export apex_t0
 [ $# -gt 0 ] || set -- bullseye bookworm trixie trixie-backports forky
 jobs=${APEX_JOBS:-3}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || apex_die "APEX_JOBS must be a positive number, not '$jobs'"
-longest_nice=${APEX_LONGEST_NICE:-5}
-guest_nice=${APEX_GUEST_NICE:-8}
-for n in APEX_LONGEST_NICE=$longest_nice APEX_GUEST_NICE=$guest_nice; do
-	[[ ${n#*=} =~ ^[0-9]+$ ]] && [ "${n#*=}" -le 19 ] ||
-		apex_die "${n%%=*} must be a number from 0 to 19, not '${n#*=}'"
-done
+guest_nice=${APEX_GUEST_NICE:-5}
+[[ $guest_nice =~ ^[0-9]+$ ]] && [ "$guest_nice" -le 19 ] ||
+	apex_die "APEX_GUEST_NICE must be a number from 0 to 19, not '$guest_nice'"
 smp=$(($(nproc) / jobs))
 [ "$smp" -ge 1 ] || smp=1
 [ "$smp" -le 4 ] || smp=4
@@ -156,15 +153,14 @@ check_image() {
 	if [ "$(cat "${run_of[$s]}/image.rc")" = 0 ]; then image=ready; else image=failed; fi
 }
 
-# start_guest SUITE: the longest guest (first in the order) bounds the
-# matrix, so it runs at APEX_LONGEST_NICE; the others at APEX_GUEST_NICE.
-# run-suite.sh prepares the guest, then boots it once grant_slot has run.
+# start_guest SUITE: in a session of its own, so that stop_all can stop it
+# whole. run-suite.sh prepares the guest, then boots it once grant_slot has
+# run, at nice APEX_GUEST_NICE.
 start_guest() {
-	local s=$1 prio=$guest_nice run=("$here/run-suite.sh" "$1")
-	[ "$s" != "${order[0]}" ] || prio=$longest_nice
+	local s=$1 run=("$here/run-suite.sh" "$1")
 	[ "$s" != debug-kernel ] || run=("$here/debug-kernel/run.sh")
 	started_at[$s]=$(date +%s)
-	setsid "$here/lib/session-nice" "$prio" env APEX_PREBUILT=1 APEX_RUN_DIR="${run_of[$s]}" \
+	setsid env APEX_PREBUILT=1 APEX_RUN_DIR="${run_of[$s]}" APEX_GUEST_NICE="$guest_nice" \
 		APEX_DEBS="$pkgs/deb" APEX_UPGRADE_DEBS="$pkgs/deb-upgrade" \
 		APEX_SLOT="${run_of[$s]}/slot" apex_t0="${started_at[$s]}" \
 		"${run[@]}" >"${run_of[$s]}/run.log" 2>&1 &

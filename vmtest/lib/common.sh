@@ -30,12 +30,18 @@ apex_timeline() {
 
 # apex_wait_slot RUN_DIR NAME: in a run-matrix.sh lane, a prepared guest
 # boots only once the matrix grants it a slot by creating the file
-# APEX_SLOT; the wait is a phase of its timeline.
+# APEX_SLOT; the wait is a phase of its timeline. The preparation runs at
+# the priority of what the guests wait for; the guest itself, from here
+# on, at nice APEX_GUEST_NICE (if set), its whole session with it.
 apex_wait_slot() {
-	[ -n "${APEX_SLOT:-}" ] && [ ! -e "$APEX_SLOT" ] || return 0
-	apex_timeline "$1" "waiting for a guest slot"
-	apex_stage "$2: prepared, waiting for a guest slot"
-	while [ ! -e "$APEX_SLOT" ]; do sleep 1; done
+	if [ -n "${APEX_SLOT:-}" ] && [ ! -e "$APEX_SLOT" ]; then
+		apex_timeline "$1" "waiting for a guest slot"
+		apex_stage "$2: prepared, waiting for a guest slot"
+		while [ ! -e "$APEX_SLOT" ]; do sleep 1; done
+	fi
+	[ -z "${APEX_GUEST_NICE:-}" ] ||
+		"$apex_top/vmtest/lib/session-nice" "$APEX_GUEST_NICE" \
+			renice -n "$APEX_GUEST_NICE" -p "$$" >/dev/null
 }
 
 # apex_write_summary RUN_DIR NAME KERNEL DKMS START: the line run-matrix.sh

@@ -39,6 +39,8 @@ apex_wait_slot() {
 		apex_stage "$2: prepared, waiting for a guest slot"
 		while [ ! -e "$APEX_SLOT" ]; do sleep 1; done
 	fi
+	# session-nice sets the group of this shell's session, then renices this
+	# shell, whose nice the guest's processes inherit.
 	[ -z "${APEX_GUEST_NICE:-}" ] ||
 		"$apex_top/vmtest/lib/session-nice" "$APEX_GUEST_NICE" \
 			renice -n "$APEX_GUEST_NICE" -p "$$" >/dev/null

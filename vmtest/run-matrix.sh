@@ -97,19 +97,18 @@ stop_all() {
 trap 'stop_all; exit 130' INT
 trap 'stop_all; exit 143' TERM
 
+# root_of SUITE: the root (vmtest/mkroot) SUITE's image is made from.
+root_of() {
+	if [ "$1" = debug-kernel ]; then echo bookworm; else echo "$1"; fi
+}
+
 # build_image SUITE: what SUITE's guest boots; for debug-kernel, its kernel
 # (cached, or built from source) and the bookworm image.
 build_image() {
 	if [ "$1" = debug-kernel ]; then
-		"$here/debug-kernel/build.sh" && "$here/image/build-image.sh" bookworm
-	else
-		"$here/image/build-image.sh" "$1"
+		"$here/debug-kernel/build.sh" || return
 	fi
-}
-
-# root_of SUITE: the root (vmtest/mkroot) SUITE's image is made from.
-root_of() {
-	if [ "$1" = debug-kernel ]; then echo bookworm; else echo "$1"; fi
+	"$here/image/build-image.sh" "$(root_of "$1")"
 }
 
 # Every image at once; the trixie guest's extra kernel as well. The roots
@@ -260,7 +259,8 @@ while [ ${#pending[@]} -gt 0 ] || [ ${#lanes[@]} -gt 0 ]; do
 	for s in "${lanes[@]}"; do
 		! has_slot "$s" || holding=$((holding + 1))
 	done
-	# The longest guest's slot waits while its image is built.
+	# The longest guest's slot waits while its image is built (pending
+	# keeps the order of order, so it comes first while it waits).
 	reserved=0
 	[ "${pending[0]:-}" != "${order[0]}" ] || reserved=1
 	for s in "${order[@]}"; do

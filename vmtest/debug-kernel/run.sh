@@ -52,8 +52,16 @@ apex_build "$log" "debug kernel: building gasket.ko and apex.ko for $kver" \
 	apex_in_overlay --bind "$kernel" /debug-kernel --bind "$work/disk/debug-kernel" /out \
 	"$root" "$work/overlay" "$work/tree" /tmp/apex chroot "$work/overlay/merged" \
 	/usr/bin/env -i LC_ALL=C HOME=/tmp PATH=/usr/sbin:/usr/bin:/sbin:/bin sh -euc '
-		make -j"$(nproc)" -C /tmp/apex/src KDIR=/debug-kernel/kbuild
+		make -j"$(nproc)" -C /tmp/apex/src KDIR=/debug-kernel/kbuild UBSAN_SANITIZE=y
 		cp /tmp/apex/src/gasket.ko /tmp/apex/src/apex.ko /out/'
+# The kernel leaves UBSAN to the modules that ask for it (config): both
+# modules must carry its checks, and KASAN's.
+for ko in gasket.ko apex.ko; do
+	for check in __ubsan_handle_ __asan_report_; do
+		grep -q "$check" "$work/disk/debug-kernel/$ko" ||
+			apex_die "debug kernel: $ko was built without $check (the UBSAN or KASAN checks)"
+	done
+done
 
 timeline "test disk"
 cp -a "$apex_top/build/guest/." "$work/disk/tests/"

@@ -78,7 +78,7 @@ healthy() {
 	stub uname "case \$1 in -r) echo $KERNEL ;; -m) echo x86_64 ;; *) echo Linux ;; esac"
 	denied='dmesg: read kernel buffer failed: Operation not permitted'
 	stub dmesg "[ -f $m/klog-denied ] && { echo '$denied' >&2; exit 1; }; cat $m/klog"
-	stub dkms "cat $m/dkms-status"
+	stub dkms "echo \"\$*\" >>$m/dkms-calls; cat $m/dkms-status"
 	sv="$m/sys/module/\$a/srcversion"
 	stub modinfo "for a; do :; done; cat $sv.disk 2>/dev/null || cat $sv"
 	stub mokutil "cat $m/sb-state"
@@ -164,6 +164,40 @@ assert all(c["result"] == "ok" for c in d["checks"]), d
 EOF
 result "healthy machine: --json says usable, every check ok, exit 0" $(( $? + rc )) \
 	"exit $rc: $(cat "$work/json")"
+
+# dkms_tree [LINK-TARGET]: DKMS's tree on the fake machine as `dkms install`
+# leaves it: the built modules, and kernel-KERNEL-ARCH linked to them (to
+# LINK-TARGET if given). `dkms status` then has nothing to say (an empty
+# answer would be a FAIL), so a passing doctor did not ask it.
+dkms_tree() {
+	local v=$m/var/lib/dkms/apex/1.0.0/$KERNEL/x86_64/module
+	mkdir -p "$v"
+	touch "$v/apex.ko" "$v/gasket.ko.xz"
+	ln -s "${1:-1.0.0/$KERNEL/x86_64}" "$m/var/lib/dkms/apex/kernel-$KERNEL-x86_64"
+	: >"$m/dkms-status"
+}
+re="^dkms +ok: apex 1\.0\.0 installed for $KERNEL \(x86_64\)$"
+for target in "1.0.0/$KERNEL/x86_64" "/var/lib/dkms/apex/1.0.0/$KERNEL/x86_64"; do
+	healthy
+	dkms_tree "$target"
+	expect "installed per DKMS's tree (kernel-K-ARCH -> $target): ok, exit 0" 0 "$re"
+	[ ! -e "$m/dkms-calls" ]
+	result "installed per DKMS's tree ($target): dkms status not run" $? \
+		"it ran: dkms $(head -n 1 "$m/dkms-calls" 2>/dev/null)"
+done
+doctor_on --verbose
+grep -qx 'status -m apex' "$m/dkms-calls" 2>/dev/null
+result "--verbose: dkms status is run for its detail even so" $? "no dkms status call"
+healthy
+dkms_tree
+rm "$m/var/lib/dkms/apex/1.0.0/$KERNEL/x86_64/module/gasket.ko.xz"
+echo "apex/1.0.0: added" >"$m/dkms-status"
+expect "the link without the built gasket module: dkms status decides, FAIL, exit 1" 1 \
+	"^dkms +FAIL: apex is not built for $KERNEL \(dkms status: apex/1\.0\.0: added\)"
+healthy
+dkms_tree "1.0.0/6.1.0-27-amd64/x86_64"
+expect "a link to another kernel's build: dkms status decides, FAIL, exit 1" 1 \
+	'^dkms +FAIL: DKMS knows no apex module'
 
 healthy
 rm "$m/sys/bus/pci/devices/$ADDR/vendor"

@@ -6,8 +6,8 @@
 #
 # The guests take most of the time, so they start as soon as what they share
 # with the host steps is built (apexsim, the guest programs), and run in the
-# background while the host steps run here one after another; their
-# progress is shown as "guests|" lines. Every step's output stays in
+# background while the host steps, unit tests first, run here one after
+# another; their progress is shown as "guests|" lines. Every step's output stays in
 # results/check/STEP.log. The end: a table of steps (when each started and
 # how long it ran, wall clock), the guests' table and the closing line.
 set -uo pipefail
@@ -73,9 +73,12 @@ if ! make --no-print-directory host-deps; then
 	exit 1
 fi
 
-# Built here first: the guests use them too.
-run_step unit make --no-print-directory unit
-run_step guest-tests make --no-print-directory guest-tests
+# What the guests share with the host steps (apexsim, the guest programs)
+# is built first, so that the guests can start at once; a failed build
+# fails the steps that need it.
+make --no-print-directory -C vmtest/apexsim >/dev/null &&
+	make --no-print-directory -C vmtest/guest >/dev/null ||
+	echo "check: building apexsim or the guest programs failed" >&2
 
 # The guests, in the background (their own package copies: the host steps
 # below rebuild build/deb). The debug-kernel guest's module load/unload
@@ -96,6 +99,8 @@ tail_pid=$!
 # each runs in a session of its own (run_step), with the session's nice.
 host_nice=${APEX_HOST_NICE:-5}
 niced=("$top/vmtest/lib/session-nice" "$host_nice")
+run_step unit "${niced[@]}" make --no-print-directory unit
+run_step guest-tests "${niced[@]}" make --no-print-directory guest-tests
 run_step package-check "${niced[@]}" make --no-print-directory package-check
 run_step compile-matrix "${niced[@]}" make --no-print-directory compile-matrix
 run_step arm64-guests "${niced[@]}" make --no-print-directory vmtest-arm64

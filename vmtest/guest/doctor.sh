@@ -60,9 +60,12 @@ doctor_no_headers() {
 
 # A build that fails: the running kernel's build removed and the source
 # given a compile error, so dkms build fails; the doctor must name the
-# failure and the log's first compiler error. Its fix (fix the source, dkms
-# autoinstall) is a whole build under TCG, so the dkms tree and the modules
-# are put back from a copy instead; doctor_not_loaded, next, loads them.
+# failure and the log's first compiler error. The error is a missing
+# header, as when a new kernel drops one, at the top of the first file
+# compiled: the compiler stops there instead of reading the whole file
+# under TCG. Its fix (fix the source, dkms autoinstall) is a whole build
+# under TCG, so the dkms tree and the modules are put back from a copy
+# instead; doctor_not_loaded, next, loads them.
 doctor_build_failed() {
 	local k v f keep mods re rc=0
 	set +e # undo the state whatever fails
@@ -80,13 +83,13 @@ doctor_build_failed() {
 	# dkms 3 drops a module version with its last kernel.
 	dkms status -m apex -v "$v" 2>/dev/null | grep -q . ||
 		dkms add -m apex -v "$v" >>"$keep/dkms.out" 2>&1
-	echo '#error apex-doctor test: a build error' >>"$f"
+	sed -i '1i #include <apex-doctor-test-missing.h>' "$f"
 	if with_compile_cache dkms build -m apex -v "$v" -k "$k" >>"$keep/dkms.out" 2>&1; then
-		fail "dkms build succeeded with an #error in the source"
+		fail "dkms build succeeded with a missing header in the source"
 		rc=1
 	fi
 	re="^dkms +FAIL: the build of apex for $(re_escape "$k") failed; first error in "
-	doctor_says 1 "$re[^ ]*make\.log: .*#error apex-doctor test: a build error" \
+	doctor_says 1 "$re[^ ]*make\.log: .*fatal error: apex-doctor-test-missing\.h: No such file" \
 		as_user tpuuser "$APEX_DOCTOR" || { cat "$keep/dkms.out"; rc=1; }
 	cp -p "$keep/${f##*/}" "$f"
 	rm -rf /var/lib/dkms/apex "$mods"

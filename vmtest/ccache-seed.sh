@@ -51,21 +51,25 @@ fi
 work=$(mktemp -d /tmp/apex-ccache-seed.XXXXXX)
 trap 'rm -rf --one-file-system "$work"' EXIT
 
-# The entries depend only on the inputs of the builds: the root, the
-# packages' contents, the new kernel's headers and these steps. An earlier
-# seed of the same inputs is taken as it is, instead of repeating its dkms
-# steps (80-180 s of a loaded machine per guest).
+# The entries depend only on the inputs of the builds: the root, what the
+# packages give dkms (their version and dependencies, the source tree
+# under /usr/src with its dkms.conf, the maintainer scripts that run
+# dkms), the new kernel's headers and these steps. An earlier seed of the
+# same inputs is taken as it is, instead of repeating its dkms steps (35-150
+# s of a loaded machine per guest), also when only the rest of the package
+# changed (apex-doctor, udev rule, documentation).
 seed_inputs() {
 	local deb
 	printf '%s\n' "$root" "$ccache_debs"
 	sha256sum "$0" "$here/lib/chroot-ccache.sh" | cut -d' ' -f1
 	for deb in "$deb_dir"/apex-dkms_*.deb "$upgrade_dir"/apex-dkms_*.deb; do
 		dpkg-deb -f "$deb" Package Version Depends
-		# Not the documentation: the upgrade's changelog has its build date.
-		rm -rf "$work/deb" && dpkg-deb -R "$deb" "$work/deb"
-		(cd "$work/deb" && rm -rf usr/share/doc DEBIAN/md5sums DEBIAN/control &&
-			find . \( -type f -o -type l \) -printf '%m %p %l\n' | LC_ALL=C sort &&
-			find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+		rm -rf "$work/deb" && dpkg-deb -x "$deb" "$work/deb" &&
+			dpkg-deb -e "$deb" "$work/deb/DEBIAN"
+		(cd "$work/deb" && rm -f DEBIAN/control DEBIAN/md5sums &&
+			find usr/src DEBIAN \( -type f -o -type l \) -printf '%m %p %l\n' |
+			LC_ALL=C sort &&
+			find usr/src DEBIAN -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
 	done
 	rm -rf "$work/deb"
 	[ -z "$kernel_dir" ] || (cd "$kernel_dir" && find . -maxdepth 1 -name '*.deb' -print0 |

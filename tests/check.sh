@@ -7,8 +7,8 @@
 # The guests take most of the time, so they start as soon as what they share
 # with the host steps is built (apexsim, the guest programs), and run in the
 # background while the host steps, unit tests first, run here one after
-# another; their progress is shown as "guests|" lines. Every step's output stays in
-# results/check/STEP.log. The end: a table of steps (when each started and
+# another; their progress is shown as "guests|" lines. Every step's output
+# stays in results/check/STEP.log. The end: a table of steps (when each started and
 # how long it ran, wall clock), the guests' table and the closing line.
 set -uo pipefail
 

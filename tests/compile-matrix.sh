@@ -6,6 +6,8 @@
 # SUITE-arm64 and SUITE-arm64-16k build for SUITE's arm64 kernels (4 KiB and
 # 16 KiB pages) in the same root, with the cross compiler those kernels were
 # built with (vmtest/image/fetch-arm64.sh).
+# Each build also runs the compat probes one by one (GASKET_PROBE_EACH=1):
+# they must decide as src/compat/probe.sh did compiling them together.
 # Any warning, error or sparse report fails. Full logs: results/compile-matrix/.
 #
 # Environment: APEX_SPARSE_SUITE (default bookworm) picks the sparse suite;
@@ -157,13 +159,30 @@ for suite in "${suites[@]}"; do
 	[ ${#missing[@]} -ne 0 ] || [ "${vermagic%% *}" = "$kver" ] ||
 		missing+=("apex.ko for $kver (vermagic: ${vermagic:-none})")
 
+	# compat/probe.sh compiles the probes together; each alone, they must
+	# decide the same (the second make then rebuilds nothing).
+	probed=$tree/src/compat/build/gasket_compat_probed.h probes_differ=
+	if [ "$rc" -eq 0 ]; then
+		cp "$probed" "$work/probed-together.h"
+		alone_rc=0
+		in_root "$root" "$logdir/$suite-probes-alone.log" "$tree" \
+			"GASKET_PROBE_EACH=1 make -C src KDIR=$kdir W=1" || alone_rc=$?
+		if [ "$alone_rc" -ne 0 ]; then
+			probes_differ="make with the probes compiled one by one: exit $alone_rc"
+		elif ! cmp -s "$work/probed-together.h" "$probed"; then
+			probes_differ="the probes decide otherwise compiled one by one:"
+			probes_differ+=" $(diff "$work/probed-together.h" "$probed" | grep '^[<>]' | tr '\n' ' ' || true)"
+		fi
+	fi
+
 	result=PASS
 	if [ "$rc" -ne 0 ] || [ "$warnings" -ne 0 ] || [ "$errors" -ne 0 ] ||
-		[ ${#missing[@]} -ne 0 ] || [ "$w1" -eq 0 ]; then
+		[ ${#missing[@]} -ne 0 ] || [ "$w1" -eq 0 ] || [ -n "$probes_differ" ]; then
 		result=FAIL
 		why="make exit $rc, $warnings warnings, $errors errors"
 		why+="${missing:+, not built: ${missing[*]}}"
 		why+="$([ "$w1" -gt 0 ] || echo ', W=1 not in effect')"
+		why+="${probes_differ:+, $probes_differ}"
 		details+=("$suite: $why (log: $log)")
 		mapfile -t -O ${#details[@]} details < <(diagnostics "$log" | sed 's/^/    /')
 	fi

@@ -21,7 +21,7 @@ VM_SUITES ?= debug-kernel trixie $(filter-out trixie,$(SUITES))
 export APEX_ALLOW_EXPIRED ?= 1
 
 .PHONY: all modules clean help host-deps deb rpm package-check unit \
-	guest-tests compile-matrix packaging-chroot vmtest vmtest-matrix vmtest-arm64 \
+	probe-check guest-tests compile-matrix packaging-chroot vmtest vmtest-matrix vmtest-arm64 \
 	vmtest-debug-kernel demo bench bench-tcg check
 
 all: modules
@@ -34,6 +34,7 @@ help:
 	@echo "make package-check   lintian, rpmlint and package content checks"
 	@echo "make packaging-chroot  install the .deb, run its kernel hook, run the RPM's scripts in every suite's root"
 	@echo "make unit            apexsim model and protocol unit tests"
+	@echo "make probe-check     src/compat/probe.sh against probes of the C library"
 	@echo "make compile-matrix  W=1 builds against every Debian kernel (SUITES=..., ARM64_SUITES=...)"
 	@echo "make vmtest          one guest run (SUITE=$(SUITE))"
 	@echo "make vmtest-matrix   guest runs of every suite (VM_SUITES=...)"
@@ -64,6 +65,9 @@ package-check: deb rpm
 
 unit:
 	$(MAKE) -C vmtest/apexsim test
+
+probe-check:
+	tests/probe-check.sh
 
 guest-tests:
 	$(MAKE) -C vmtest/guest all check

@@ -100,6 +100,7 @@ tail_pid=$!
 host_nice=${APEX_HOST_NICE:-5}
 niced=("$top/vmtest/lib/session-nice" "$host_nice")
 run_step unit "${niced[@]}" make --no-print-directory unit
+run_step probe-check "${niced[@]}" make --no-print-directory probe-check
 run_step guest-tests "${niced[@]}" make --no-print-directory guest-tests
 run_step package-check "${niced[@]}" make --no-print-directory package-check
 run_step compile-matrix "${niced[@]}" make --no-print-directory compile-matrix

@@ -13,14 +13,14 @@
 # name, and the compiler's diagnostics name the probes that failed. The
 # rest are then compiled together again, which must succeed. A probe that
 # fails costs a full parse of the kernel headers, and a compiler cache
-# never keeps a failed compile: one at a time, five failing probes made
-# most of a cached DKMS build on 5.10 and 6.1. Anything unclear (a fatal
-# error, a failure no probe is named in, a second failure) falls back to
-# compiling each probe alone, as does GASKET_PROBE_EACH=1.
+# never keeps a failed compile: one at a time, the four failing probes of
+# 5.10 and the three of 6.1 made most of a cached DKMS build. Anything
+# unclear (a fatal error, a failure no probe is named in, a second failure)
+# falls back to compiling each probe alone, as does GASKET_PROBE_EACH=1.
 set -euo pipefail
 
 usage="usage: probe.sh PROBES_DIR OUT_DIR CC [FLAGS...]"
-probes=${1:?$usage}
+probes=$(cd "${1:?$usage}" && pwd)
 out=${2:?$usage}
 shift 2
 [ $# -gt 0 ] || { echo "$usage" >&2; exit 2; }
@@ -40,12 +40,11 @@ declare -A built=()
 # gasket_probe renamed so that the probes do not collide (a probe defines
 # nothing else). Diagnostics point into NAME.c, where the code is.
 compile_together() {
-	local obj=$1 name src=$out/probes/${1##*/}
+	local obj=$1 src=${1%.o}.c name
 	shift
-	src=${src%.o}.c
 	for name in "$@"; do
 		printf '#define gasket_probe gasket_probe_%s\n' "$name"
-		printf '#include "%s/%s.c"\n' "$(cd "$probes" && pwd)" "$name"
+		printf '#include "%s/%s.c"\n' "$probes" "$name"
 		printf '#undef gasket_probe\n'
 	done >"$src"
 	"${cc[@]}" -Werror -c -o "$obj" "$src"
@@ -62,30 +61,28 @@ each_alone() {
 }
 
 together() {
-	local name diag failed=() rest=()
+	local name diag built_all=0 failed=() rest=()
 	echo "== all probes in one file" >>"$log"
-	if diag=$(compile_together "$out/probes/all.o" "${names[@]}" 2>&1); then
-		echo "$diag" >>"$log"
-		for name in "${names[@]}"; do
-			built[$name]=1
-		done
-		return 0
-	fi
+	diag=$(compile_together "$out/probes/all.o" "${names[@]}" 2>&1) && built_all=1
 	echo "$diag" >>"$log"
-	grep -q 'fatal error' <<<"$diag" && return 1
-	# Only diagnostics located in a probe's own lines count: "In file
-	# included from" names whichever probe first included a header.
-	for name in "${names[@]}"; do
-		if grep -qE "^[^ ]*/$name\.c:[0-9]+:[0-9]+: " <<<"$diag"; then
-			failed+=("$name")
-		else
-			rest+=("$name")
-		fi
-	done
-	[ ${#failed[@]} -gt 0 ] && [[ " ${rest[*]} " == *" baseline "* ]] ||
-		return 1
-	echo "== without ${failed[*]}" >>"$log"
-	compile_together "$out/probes/rest.o" "${rest[@]}" >>"$log" 2>&1 || return 1
+	if [ "$built_all" = 1 ]; then
+		rest=("${names[@]}")
+	else
+		grep -q 'fatal error' <<<"$diag" && return 1
+		# Only diagnostics located in a probe's own lines count: "In file
+		# included from" names whichever probe first included a header.
+		for name in "${names[@]}"; do
+			if grep -qE "^[^ ]*/$name\.c:[0-9]+:[0-9]+: " <<<"$diag"; then
+				failed+=("$name")
+			else
+				rest+=("$name")
+			fi
+		done
+		[ ${#failed[@]} -gt 0 ] && [[ " ${rest[*]} " == *" baseline "* ]] ||
+			return 1
+		echo "== without ${failed[*]}" >>"$log"
+		compile_together "$out/probes/rest.o" "${rest[@]}" >>"$log" 2>&1 || return 1
+	fi
 	for name in "${rest[@]}"; do
 		built[$name]=1
 	done

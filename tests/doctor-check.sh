@@ -16,18 +16,8 @@ set -uo pipefail
 doctor=$(realpath "${1:-$(dirname "$0")/../tools/apex-doctor}")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-
-result() {
-	if [ "$2" = 0 ]; then
-		echo "PASS $1"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: $3" | sed '2,$s/^/    /'
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source-path=SCRIPTDIR source=lib/results.sh
+source "$(dirname "$0")/lib/results.sh"
 
 KERNEL=6.1.0-28-amd64
 APEX_GID=4242
@@ -142,7 +132,7 @@ result "apex-doctor --bogus: usage on stderr, exit 2" $? "exit $rc"
 # --- fake machines -------------------------------------------------------------
 healthy || {
 	result "fake machine (mknod needs root)" 1 "mknod failed"
-	echo "$passed passed, $failed failed"
+	results_end
 	exit 1
 }
 doctor_on
@@ -367,5 +357,4 @@ EOF
 result "chip removed, --json: usable false, pci fail with its fix, exit 1" $(( $? + (rc != 1) )) \
 	"exit $rc: $(cat "$work/json")"
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+results_end

@@ -26,18 +26,16 @@ srcdir=usr/src/apex-$version
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-passed=0
-failed=0
+# shellcheck source-path=SCRIPTDIR source=lib/results.sh
+source "$(dirname "$0")/lib/results.sh"
 # check NAME FUNCTION: run FUNCTION; it prints why it failed and returns 1.
 check() {
 	local name=$1 out
 	shift
 	if out=$("$@" 2>&1); then
-		echo "PASS $name"
-		passed=$((passed + 1))
+		result "$name" 0
 	else
-		echo "FAIL $name: ${out:-failed}" | sed '2,$s/^/    /'
-		failed=$((failed + 1))
+		result "$name" 1 "${out:-failed}"
 	fi
 }
 
@@ -269,7 +267,7 @@ deb_doctor() {
 
 doctor_shellcheck() {
 	apex_need shellcheck shellcheck
-	shellcheck "$work/tree/tools/apex-doctor" "$work/tree/tests/doctor-check.sh"
+	shellcheck -x "$work/tree/tools/apex-doctor" "$work/tree/tests/doctor-check.sh"
 }
 
 # --- the packaging sources --------------------------------------------------
@@ -549,5 +547,4 @@ else
 	failed=$((failed + 1))
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+results_end

@@ -16,18 +16,8 @@ set -uo pipefail
 probe=$(realpath "$(dirname "$0")/../src/compat/probe.sh")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-
-result() {
-	if [ "$2" = 0 ]; then
-		echo "PASS $1"
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: $3"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source-path=SCRIPTDIR source=lib/results.sh
+source "$(dirname "$0")/lib/results.sh"
 
 # The compiler, through a wrapper that counts its runs in $work/runs.
 cat >"$work/cc" <<'EOF'
@@ -134,5 +124,4 @@ result "baseline fails: exit 1, says so" \
 	"$([ $rc = 1 ] && grep -q 'even the baseline probe failed' "$work/stderr"; echo $?)" \
 	"exit $rc, stderr: $(head -c 300 "$work/stderr")"
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+results_end

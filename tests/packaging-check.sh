@@ -543,8 +543,7 @@ if [ -x "$work/deb/usr/bin/apex-doctor" ]; then
 		esac
 	done < <(tests/doctor-check.sh "$work/deb/usr/bin/apex-doctor" 2>&1)
 else
-	echo "FAIL apex-doctor: the host checks need the .deb's /usr/bin/apex-doctor"
-	failed=$((failed + 1))
+	result "apex-doctor" 1 "the host checks need the .deb's /usr/bin/apex-doctor"
 fi
 
 results_end

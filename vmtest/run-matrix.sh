@@ -32,7 +32,8 @@
 # booted guests (APEX_GUEST_NICE), and the roots of the first guests ahead
 # of the others' (nice 5). Each guest runs in a session of its own, whose
 # group takes the guest's nice when it boots (lib/session-nice says why).
-# The longest guest's slot is kept for it while its image is built: on a
+# The longest guest's slot is kept for it while its image is built, so
+# that it boots first although the others were prepared before it: on a
 # fresh machine that is the debug-kernel guest, whose kernel is built from
 # source first.
 set -euo pipefail

@@ -23,10 +23,10 @@
  * page, its DMA mapping and its charge; the others point into the same
  * page.
  *
- * Entries point at user pages (pinned for as long as they are mapped),
- * at the coherent buffer (gasket_coherent.c; when the user address lies
- * in its mapping) or
- * at dma-buf pages. A map either fully succeeds or changes nothing: all
+ * Entries point at user pages (pinned for as long as they are mapped,
+ * DMA-mapped by gasket_page_dma.c), at the coherent buffer
+ * (gasket_coherent.c; when the user address lies in its mapping) or at
+ * dma-buf pages. A map either fully succeeds or changes nothing: all
  * pages are pinned and DMA-mapped and all second-level tables allocated
  * before the first entry is written. The device sees a second-level table
  * only after its entries are written and ordered before the first-level
@@ -54,6 +54,7 @@
 #include "gasket_coherent.h"
 #include "gasket_compat.h"
 #include "gasket_core.h"
+#include "gasket_page_dma.h"
 #include "gasket_page_table.h"
 
 GASKET_MODULE_IMPORT_NS_DMA_BUF();
@@ -117,6 +118,7 @@ struct gasket_page_table {
 	struct gasket_pte *simple;	/* [total_entries] */
 	struct gasket_subtable **subtables; /* [total_entries], by extended index */
 	struct list_head dmabufs;
+	struct gasket_page_dma page_dma; /* of the pinned pages */
 };
 
 /* A checked device address range: leaf entries first .. first + count - 1. */
@@ -346,8 +348,8 @@ static void gasket_pt_release_pte(struct gasket_page_table *pt,
 	case GASKET_PTE_PINNED:
 		if (!pte->page)
 			break;
-		dma_unmap_page(pt->gdev->dev, pte->dma_addr, PAGE_SIZE,
-			       pte->dir);
+		gasket_page_dma_unmap(&pt->page_dma, pte->page, pte->dma_addr,
+				      pte->dir);
 		gasket_unpin_batch_add(batch, pte->page,
 				       pte->dir != DMA_TO_DEVICE);
 		atomic64_dec(&pte->mm->pinned_vm);
@@ -441,8 +443,8 @@ static void gasket_pt_unfill(struct gasket_page_table *pt,
 	for (i = 0; i < filled; i++) {
 		pte = gasket_pt_pte(pt, range, i);
 		if (pte->kind == GASKET_PTE_PINNED && pte->page)
-			dma_unmap_page(pt->gdev->dev, pte->dma_addr, PAGE_SIZE,
-				       pte->dir);
+			gasket_page_dma_unmap(&pt->page_dma, pte->page,
+					      pte->dma_addr, pte->dir);
 		memset(pte, 0, sizeof(*pte));
 	}
 }
@@ -483,20 +485,21 @@ static int gasket_pt_fill_pinned(struct gasket_page_table *pt,
 				 const struct gasket_range *range,
 				 const struct gasket_pin *pin)
 {
-	struct device *dev = pt->gdev->dev;
 	struct gasket_pte *pte;
 	struct page *page;
 	dma_addr_t dma = 0;
 	u32 i, in_page;
+	int ret;
 
 	for (i = 0; i < range->count; i++) {
 		in_page = i % GASKET_ENTRIES_PER_PAGE;
 		page = in_page ? NULL : pin->pages[i / GASKET_ENTRIES_PER_PAGE];
 		if (page) {
-			dma = dma_map_page(dev, page, 0, PAGE_SIZE, pin->dir);
-			if (dma_mapping_error(dev, dma)) {
+			ret = gasket_page_dma_map(&pt->page_dma, page, pin->dir,
+						  &dma);
+			if (ret) {
 				gasket_pt_unfill(pt, range, i);
-				return -ENOMEM;
+				return ret;
 			}
 		}
 		pte = gasket_pt_pte(pt, range, i);
@@ -1008,6 +1011,7 @@ int gasket_page_table_init(struct gasket_dev *gdev, int index)
 	pt->extended_flag = BIT_ULL(config->extended_bit);
 	pt->total_entries = entries;
 	INIT_LIST_HEAD(&pt->dmabufs);
+	gasket_page_dma_init(&pt->page_dma, gdev->dev);
 
 	/* All entries simple, as after a chip reset. */
 	pt->num_simple = entries;
@@ -1024,6 +1028,7 @@ void gasket_page_table_fini(struct gasket_dev *gdev, int index)
 	if (!pt)
 		return;
 	gasket_page_table_unmap_all(pt);
+	gasket_page_dma_fini(&pt->page_dma);
 	gdev->page_table[index] = NULL;
 	kvfree(pt->subtables);
 	kvfree(pt->simple);

@@ -6,7 +6,8 @@
  * driver-only register; MAP/UNMAP_BUFFER take whole kernel pages, each of
  * which fills page/4 KiB consecutive device entries (a group). The test
  * engine copies through single 4 KiB entries inside groups, in the simple
- * and the extended table, to prove each one points at its own 4 KiB.
+ * and the extended table, to prove each one points at its own 4 KiB, and
+ * through one page mapped at two device addresses.
  *
  *   apex-pages [DEVICE]
  */
@@ -155,21 +156,16 @@ static void test_alignment(const struct ctx *c)
 	buf_free(buf, 2 * c->page);
 }
 
-/*
- * Copy @len bytes at offset @off of @s to the same offset of @d with the
- * engine: they must arrive there and nowhere else in @d.
- */
-static bool copy_ok(const struct ctx *c, const struct region *s,
-		    const struct region *d, size_t off, size_t len)
+/* The engine copies @len bytes between device addresses, with no fault. */
+static bool engine_copy(const struct ctx *c, uint64_t src, uint64_t dst,
+			size_t len)
 {
-	const uint8_t *src = s->buf, *dst = d->buf;
 	struct te_run run;
 
-	memset(d->buf, 0xa5, d->size);
 	efd_drain(c->efd_done);
 	efd_drain(c->efd_fatal);
-	if (te_copy(&c->te, s->dev + off, d->dev + off, len, DONE_IRQ,
-		    c->efd_done, COPY_TIMEOUT_MS, &run)) {
+	if (te_copy(&c->te, src, dst, len, DONE_IRQ, c->efd_done,
+		    COPY_TIMEOUT_MS, &run)) {
 		tap_why("engine still busy after %d ms", COPY_TIMEOUT_MS);
 		return false;
 	}
@@ -180,6 +176,21 @@ static bool copy_ok(const struct ctx *c, const struct region *s,
 			run.events ? "received" : "missing");
 		return false;
 	}
+	return true;
+}
+
+/*
+ * Copy @len bytes at offset @off of @s to the same offset of @d with the
+ * engine: they must arrive there and nowhere else in @d.
+ */
+static bool copy_ok(const struct ctx *c, const struct region *s,
+		    const struct region *d, size_t off, size_t len)
+{
+	const uint8_t *src = s->buf, *dst = d->buf;
+
+	memset(d->buf, 0xa5, d->size);
+	if (!engine_copy(c, s->dev + off, d->dev + off, len))
+		return false;
 	if (memcmp(dst + off, src + off, len)) {
 		tap_why("the bytes differ from the source's at host offset 0x%zx",
 			off);
@@ -280,6 +291,76 @@ static void test_partial_unmap(const struct ctx *c, const struct region *s,
 	       (!c->te.regs || copy_ok(c, s, d, APEX_PAGE, APEX_PAGE)),
 	       "%u KiB pages: UNMAP_BUFFER of its first 4 KiB, or of a page from its second entry, -> EINVAL, the group still maps",
 	       c->kib);
+}
+
+/*
+ * One kernel page mapped at two device addresses, writable both times (as
+ * two small buffers in one page are): the engine's copies through either
+ * address land in that page, and unmapping one leaves the other working.
+ * The driver DMA-maps such a page once; two mappings of memory the device
+ * writes break the DMA API's rules, which the debug kernel reports. @s is
+ * mapped, 2 kernel pages, and the copies' source.
+ */
+static void test_same_page(const struct ctx *c, const struct region *s)
+{
+	const uint64_t first = apex_simple_addr(256), second = apex_simple_addr(320);
+	const size_t half = APEX_PAGE / 2;
+	const uint8_t *src = s->buf;
+	long long before = mapped_pages(c);
+	uint8_t *buf = buf_alloc(c->page);
+	bool first_mapped, second_mapped, ok;
+	int err;
+
+	if (!tap_ok(buf != NULL, "allocate one kernel page to map twice"))
+		return;
+	err = pt_map(c->fd, buf, first, c->page);
+	first_mapped = !err;
+	if (!err)
+		err = pt_map_flags(c->fd, buf, second, c->page,
+				   APEX_DMA_FROM_DEVICE);
+	second_mapped = first_mapped && !err;
+	if (err)
+		tap_why("MAP_BUFFER: %s", errname(err));
+	ok = tap_ok(second_mapped && expect_pages(c, before + 2 * c->group),
+		    "%u KiB pages: one page mapped at 0x%llx (bidirectional) and 0x%llx (from device)",
+		    c->kib, (unsigned long long)first,
+		    (unsigned long long)second);
+
+	if (!no_engine(c, "copies through both addresses land in the one page")) {
+		memset(buf, 0xa5, c->page);
+		tap_ok(ok && engine_copy(c, s->dev, first, half) &&
+		       engine_copy(c, s->dev + half, second + half, half) &&
+		       !memcmp(buf, src, APEX_PAGE),
+		       "%u KiB pages: copies through both addresses land in the one page",
+		       c->kib);
+	}
+
+	err = first_mapped ? pt_unmap(c->fd, buf, first, c->page) : EINVAL;
+	first_mapped = first_mapped && err;
+	if (err)
+		tap_why("UNMAP_BUFFER: %s", errname(err));
+	if (!no_engine(c, "after the first address is unmapped, a copy through the second lands")) {
+		memset(buf, 0xa5, c->page);
+		tap_ok(!err && second_mapped &&
+		       engine_copy(c, s->dev + APEX_PAGE, second, half) &&
+		       !memcmp(buf, src + APEX_PAGE, half) &&
+		       buf_check_byte(buf + half, c->page - half, 0xa5) < 0,
+		       "%u KiB pages: after UNMAP_BUFFER of the first address, a copy through the second lands",
+		       c->kib);
+	}
+
+	err = second_mapped ? pt_unmap(c->fd, buf, second, c->page) : EINVAL;
+	second_mapped = second_mapped && err;
+	if (err)
+		tap_why("UNMAP_BUFFER: %s", errname(err));
+	tap_ok(!err && expect_pages(c, before),
+	       "%u KiB pages: UNMAP_BUFFER of the second address, node_0_num_mapped_pages back to %lld",
+	       c->kib, before);
+	if (first_mapped)
+		pt_unmap(c->fd, buf, first, c->page);
+	if (second_mapped)
+		pt_unmap(c->fd, buf, second, c->page);
+	buf_free(buf, c->page);
 }
 
 /*
@@ -400,8 +481,12 @@ int main(int argc, char **argv)
 		r[i].buf = buf_alloc(r[i].size);
 	if (tap_ok(r[0].buf && r[1].buf && r[2].buf && r[3].buf,
 		   "allocate 12 kernel pages of user buffers")) {
-		if (test_table(&c, "simple", &r[0], &r[1], 0))
+		if (test_table(&c, "simple", &r[0], &r[1], 0)) {
 			test_partial_unmap(&c, &r[0], &r[1]);
+			test_same_page(&c, &r[0]);
+		} else {
+			tap_skip_dep("MAP_BUFFER", "one page mapped at two addresses");
+		}
 		test_table(&c, "extended", &r[2], &r[3], 2 * c.page);
 		test_unmap_all(&c, r, 4);
 	}

@@ -69,8 +69,11 @@ unit:
 probe-check:
 	tests/probe-check.sh
 
+# The benchmark's programs share the guest tests' helpers: built here too,
+# so that a change to those cannot break make bench unseen.
 guest-tests:
 	$(MAKE) -C vmtest/guest all check
+	$(MAKE) -C vmtest/bench
 
 compile-matrix:
 	tests/compile-matrix.sh $(SUITES) $(ARM64_SUITES)

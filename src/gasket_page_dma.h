@@ -21,7 +21,7 @@ struct gasket_page_dma {
 
 void gasket_page_dma_init(struct gasket_page_dma *pd, struct device *dev);
 void gasket_page_dma_fini(struct gasket_page_dma *pd);
-/* -ENOMEM if the page cannot be mapped. */
+/* -ENOMEM if the page cannot be mapped, -EBUSY if it has 1023 users. */
 int gasket_page_dma_map(struct gasket_page_dma *pd, struct page *page,
 			enum dma_data_direction dir, dma_addr_t *addr);
 /* @addr and @dir as the matching gasket_page_dma_map() gave and took. */

@@ -19,7 +19,9 @@
  *           bits set, a coherent buffer size that is not a multiple of
  *           the page size (see "Pages" below) or above the device's limit
  *   EBUSY   mapping over a live mapping, repartitioning over live
- *           mappings, reconfiguring the coherent buffer while in use
+ *           mappings, reconfiguring the coherent buffer while in use;
+ *           MAP_BUFFER of a page the chip may write that is already
+ *           mapped at 1023 device addresses
  *   EBADF   a descriptor that is not an eventfd / dma-buf
  *   ENOMEM  MAP_BUFFER: the pages would take the process over its
  *           RLIMIT_MEMLOCK (ulimit -l). Mapped user pages are pinned and

@@ -364,6 +364,49 @@ static void test_same_page(const struct ctx *c, const struct region *s)
 }
 
 /*
+ * The driver counts the users of a shared page up to 1023: one page
+ * mapped at 1023 extended addresses maps, the 1024th map gets EBUSY and
+ * changes nothing, and all of them unmap.
+ */
+#define MAX_PAGE_USERS 1023
+static void test_page_users(const struct ctx *c)
+{
+	unsigned int per_table = APEX_EXT_LVL1_ENTRIES / c->group, i, mapped = 0;
+	long long before = mapped_pages(c);
+	uint8_t *buf = buf_alloc(c->page);
+	int err = 0, over = 0;
+	uint64_t dev;
+
+	if (!tap_ok(buf != NULL, "allocate one kernel page to map %d times",
+		    MAX_PAGE_USERS + 1))
+		return;
+	for (i = 0; i <= MAX_PAGE_USERS && !err; i++) {
+		dev = apex_ext_addr(16 + i / per_table, (i % per_table) * c->group);
+		err = pt_map(c->fd, buf, dev, c->page);
+		if (!err)
+			mapped++;
+	}
+	over = err;
+	if (mapped != MAX_PAGE_USERS || over != EBUSY)
+		tap_why("%u maps succeeded, then %s", mapped, errname(over));
+	tap_ok(mapped == MAX_PAGE_USERS && over == EBUSY &&
+	       expect_pages(c, before + (long long)mapped * c->group),
+	       "%u KiB pages: one page maps at %d device addresses, the next map -> EBUSY and changes nothing",
+	       c->kib, MAX_PAGE_USERS);
+	err = 0;
+	for (i = 0; i < mapped; i++) {
+		dev = apex_ext_addr(16 + i / per_table, (i % per_table) * c->group);
+		err = err ? err : pt_unmap(c->fd, buf, dev, c->page);
+	}
+	if (err)
+		tap_why("UNMAP_BUFFER: %s", errname(err));
+	tap_ok(!err && expect_pages(c, before),
+	       "%u KiB pages: UNMAP_BUFFER of all %u, node_0_num_mapped_pages back to %lld",
+	       c->kib, mapped, before);
+	buf_free(buf, c->page);
+}
+
+/*
  * Check 5: everything unmapped, and a former group entry faults; the fault
  * kills the device, so RESET it for the programs that run next.
  */
@@ -487,6 +530,7 @@ int main(int argc, char **argv)
 		} else {
 			tap_skip_dep("MAP_BUFFER", "one page mapped at two addresses");
 		}
+		test_page_users(&c);
 		test_table(&c, "extended", &r[2], &r[3], 2 * c.page);
 		test_unmap_all(&c, r, 4);
 	}

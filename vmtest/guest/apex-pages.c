@@ -369,20 +369,27 @@ static void test_same_page(const struct ctx *c, const struct region *s)
  * changes nothing, and all of them unmap.
  */
 #define MAX_PAGE_USERS 1023
+
+/* Where test_page_users maps its page the @i-th time: extended tables 16 on. */
+static uint64_t page_user_addr(const struct ctx *c, unsigned int i)
+{
+	unsigned int per_table = APEX_EXT_LVL1_ENTRIES / c->group;
+
+	return apex_ext_addr(16 + i / per_table, (i % per_table) * c->group);
+}
+
 static void test_page_users(const struct ctx *c)
 {
-	unsigned int per_table = APEX_EXT_LVL1_ENTRIES / c->group, i, mapped = 0;
 	long long before = mapped_pages(c);
+	unsigned int i, mapped = 0;
 	uint8_t *buf = buf_alloc(c->page);
-	int err = 0, over = 0;
-	uint64_t dev;
+	int err = 0, over;
 
 	if (!tap_ok(buf != NULL, "allocate one kernel page to map %d times",
 		    MAX_PAGE_USERS + 1))
 		return;
 	for (i = 0; i <= MAX_PAGE_USERS && !err; i++) {
-		dev = apex_ext_addr(16 + i / per_table, (i % per_table) * c->group);
-		err = pt_map(c->fd, buf, dev, c->page);
+		err = pt_map(c->fd, buf, page_user_addr(c, i), c->page);
 		if (!err)
 			mapped++;
 	}
@@ -394,10 +401,8 @@ static void test_page_users(const struct ctx *c)
 	       "%u KiB pages: one page maps at %d device addresses, the next map -> EBUSY and changes nothing",
 	       c->kib, MAX_PAGE_USERS);
 	err = 0;
-	for (i = 0; i < mapped; i++) {
-		dev = apex_ext_addr(16 + i / per_table, (i % per_table) * c->group);
-		err = err ? err : pt_unmap(c->fd, buf, dev, c->page);
-	}
+	for (i = 0; i < mapped && !err; i++)
+		err = pt_unmap(c->fd, buf, page_user_addr(c, i), c->page);
 	if (err)
 		tap_why("UNMAP_BUFFER: %s", errname(err));
 	tap_ok(!err && expect_pages(c, before),

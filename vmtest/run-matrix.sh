@@ -79,7 +79,7 @@ mapfile -t order < <(
 	done | sort -k1,1nr -k2,2n | cut -d' ' -f3
 )
 
-declare -A run_of lane_pid image_pid queued_at started_at last_event
+declare -A run_of lane_pid image_pid image_rc queued_at started_at last_event
 lanes=()	# started guests: being prepared, waiting for a slot, or running
 pending=("${order[@]}")
 done_suites=()
@@ -123,7 +123,7 @@ done
 for s in "${order[@]}"; do
 	run_of[$s]=$apex_top/results/$stamp-$s
 	mkdir -p "${run_of[$s]}"
-	queued_at[$s]=$(date +%s)
+	queued_at[$s]=$EPOCHSECONDS
 	prio=5
 	[ -z "${first_roots[$(root_of "$s")]:-}" ] || prio=0
 	(
@@ -150,8 +150,9 @@ check_image() {
 		wait "${image_pid[$s]}" || rc=$?
 		unset "image_pid[$s]"
 		echo "$rc" >"${run_of[$s]}/image.rc"
+		image_rc[$s]=$rc
 	fi
-	if [ "$(cat "${run_of[$s]}/image.rc")" = 0 ]; then image=ready; else image=failed; fi
+	if [ "${image_rc[$s]}" = 0 ]; then image=ready; else image=failed; fi
 }
 
 # start_guest SUITE: in a session of its own, so that stop_all can stop it
@@ -160,7 +161,7 @@ check_image() {
 start_guest() {
 	local s=$1 run=("$here/run-suite.sh" "$1")
 	[ "$s" != debug-kernel ] || run=("$here/debug-kernel/run.sh")
-	started_at[$s]=$(date +%s)
+	started_at[$s]=$EPOCHSECONDS
 	setsid env APEX_PREBUILT=1 APEX_RUN_DIR="${run_of[$s]}" APEX_GUEST_NICE="$guest_nice" \
 		APEX_DEBS="$pkgs/deb" APEX_UPGRADE_DEBS="$pkgs/deb-upgrade" \
 		APEX_SLOT="${run_of[$s]}/slot" apex_t0="${started_at[$s]}" \
@@ -179,9 +180,21 @@ has_slot() {
 	[ -e "${run_of[$1]}/slot" ]
 }
 
-# guest_event SUITE: the last event of its timeline.
+# guest_event SUITE: set event to the last event of its timeline.
 guest_event() {
-	tail -n 1 "${run_of[$1]}/timeline" 2>/dev/null | cut -d' ' -f2-
+	apex_last_line "${run_of[$1]}/timeline"
+	event=${last_line#* }
+}
+
+# has_booted SUITE: its QEMU has started.
+has_booted() {
+	local lines=() line
+	[ -f "${run_of[$1]}/timeline" ] || return 1
+	mapfile -t lines <"${run_of[$1]}/timeline"
+	for line in "${lines[@]}"; do
+		[[ $line != *" qemu start" ]] || return 0
+	done
+	return 1
 }
 
 # may_prepare_early: a queued guest may be prepared now if no other queued
@@ -189,10 +202,12 @@ guest_event() {
 # preparation does not delay a guest that holds a slot.
 may_prepare_early() {
 	local s
+	local event
 	for s in "${lanes[@]}"; do
 		if ! has_slot "$s"; then
-			[ "$(guest_event "$s")" = "waiting for a guest slot" ] || return 1
-		elif ! grep -q ' qemu start$' "${run_of[$s]}/timeline" 2>/dev/null; then
+			guest_event "$s"
+			[ "$event" = "waiting for a guest slot" ] || return 1
+		elif ! has_booted "$s"; then
 			return 1
 		fi
 	done
@@ -213,7 +228,7 @@ finish_guest() {
 	local s=$1 run=${run_of[$1]} secs
 	wait "${lane_pid[$s]}" || true
 	unset "lane_pid[$s]"
-	secs=$(($(date +%s) - started_at[$s] - $(phase_secs "$s" "waiting for a guest slot")))
+	secs=$((EPOCHSECONDS - started_at[$s] - $(phase_secs "$s" "waiting for a guest slot")))
 	if [ ! -f "$run/summary" ]; then
 		echo "$s ? ? 0 1 $secs" >"$run/summary"
 		apex_stage "$s: the guest run ended without a result (log: $run/run.log)"
@@ -231,16 +246,18 @@ finish_guest() {
 # report_events: a line for each guest event and each image build step
 # (mmdebstrap's progress on a fresh machine) since the last call.
 report_events() {
-	local s ev
+	local s ev event
 	for s in "${!image_pid[@]}"; do
-		ev=$(tail -n 1 "${run_of[$s]}/image.log" 2>/dev/null |
-			sed 's/^\[ *[0-9]*s\] //') || continue
+		apex_last_line "${run_of[$s]}/image.log"
+		ev=$last_line
+		[[ ! $ev =~ ^\[\ *[0-9]*s\]\ (.*)$ ]] || ev=${BASH_REMATCH[1]}
 		[ -n "$ev" ] && [ "$ev" != "${last_event[$s]:-}" ] || continue
 		last_event[$s]=$ev
 		apex_stage "image: $ev"
 	done
 	for s in "${lanes[@]}"; do
-		ev=$(tail -n 1 "${run_of[$s]}/timeline" 2>/dev/null | cut -d' ' -f2-) || continue
+		guest_event "$s"
+		ev=$event
 		[ -n "$ev" ] && [ "$ev" != "${last_event[$s]:-}" ] || continue
 		last_event[$s]=$ev
 		apex_stage "$s: $ev"
@@ -295,7 +312,7 @@ while [ ${#pending[@]} -gt 0 ] || [ ${#lanes[@]} -gt 0 ]; do
 			apex_stage "$s: no image, $why"
 			tail -n 10 "${run_of[$s]}/image.log" >&2 || true
 			echo "$s ? ? 0 1 0" >"${run_of[$s]}/summary"
-			started_at[$s]=$(date +%s)
+			started_at[$s]=$EPOCHSECONDS
 			done_suites+=("$s")
 		elif [ "$image" = ready ] && [ "$free" -gt 0 ]; then
 			start_guest "$s"
@@ -309,7 +326,7 @@ while [ ${#pending[@]} -gt 0 ] || [ ${#lanes[@]} -gt 0 ]; do
 	done
 	pending=("${waiting[@]}")
 	report_events
-	sleep 1
+	apex_sleep 1
 done
 trap - INT TERM
 

@@ -101,19 +101,19 @@ boot_guest() {
 	fi
 	qemu_pid=$!
 
-	t0=$(date +%s)
+	t0=$EPOCHSECONDS
 	while kill -0 "$qemu_pid" 2>/dev/null; do
-		if [ $(($(date +%s) - t0)) -ge "$timeout" ]; then
+		if [ $((EPOCHSECONDS - t0)) -ge "$timeout" ]; then
 			echo "not ok - the guest did not power off within ${timeout}s" \
 				>>"$run_dir/console.log"
 			stop "$qemu_pid"
 			break
 		fi
-		sleep 1
+		apex_sleep 1
 	done
 	wait "$qemu_pid" 2>/dev/null || true
 	qemu_pid=
-	secs=$(($(date +%s) - t0))
+	secs=$((EPOCHSECONDS - t0))
 	stop_guest
 
 	console=$run_dir/console.log

@@ -358,19 +358,29 @@ start_qemu() {
 }
 
 # --- the guest's lines -------------------------------------------------------------
-lines_read=0	# complete lines of results.tap already handled
+tap_fd=		# results.tap, open for reading from where the last call stopped
+tap_partial=	# the guest's line in progress at the last call
 cycles_asked=0	# power cycles asked for and not yet carried out
 
 # read_guest_lines: handle the "# apex-vmtest: " lines the guest has
 # completed since the last call, in order. Only complete lines count: the
-# guest may be mid-line.
+# guest may be mid-line. QEMU appends to the one file across power cycles,
+# so one open descriptor follows it, and no process is started per call.
 read_guest_lines() {
-	local tap=$run_dir/results.tap total line mark
-	[ -f "$tap" ] || return 0
-	total=$(wc -l <"$tap")
-	[ "$total" -gt "$lines_read" ] || return 0
-	while IFS= read -r line; do
-		line=${line%$'\r'}
+	local tap=$run_dir/results.tap part line mark
+	if [ -z "$tap_fd" ]; then
+		[ -f "$tap" ] || return 0
+		exec {tap_fd}<"$tap"
+	fi
+	while :; do
+		part=
+		if ! IFS= read -r -u "$tap_fd" part; then
+			# End of what the guest has written: keep its unfinished line.
+			tap_partial+=$part
+			return 0
+		fi
+		line=${tap_partial}${part%$'\r'}
+		tap_partial=
 		[[ $line == "# apex-vmtest: "* ]] || continue
 		mark=${line#\# apex-vmtest: }
 		timeline "$mark"
@@ -380,8 +390,7 @@ read_guest_lines() {
 		elif [ "$mark" = "request power-cycle" ]; then
 			cycles_asked=$((cycles_asked + 1))
 		fi
-	done < <(tail -n +"$((lines_read + 1))" "$tap" | head -n "$((total - lines_read))")
-	lines_read=$total
+	done
 }
 
 report_failure() {
@@ -395,13 +404,13 @@ report_failure() {
 # arrive; boot again while the guest has asked for a power cycle.
 run_guest() {
 	local start rc n
-	start=$(date +%s)
+	start=$EPOCHSECONDS
 	start_qemu
 	apex_stage "guest booting ($accel, $devices emulated Apex, timeout ${timeout}s," \
 		"console: $run_dir/console.log)"
 	while :; do
 		while kill -0 "$qemu_pid" 2>/dev/null; do
-			if [ $(($(date +%s) - start)) -ge "$timeout" ]; then
+			if [ $((EPOCHSECONDS - start)) -ge "$timeout" ]; then
 				stop_pid "$qemu_pid"
 				qemu_pid=
 				timeline "qemu killed at the timeout"
@@ -411,7 +420,7 @@ run_guest() {
 				exit 124
 			fi
 			read_guest_lines
-			sleep 1
+			apex_sleep 1
 		done
 		rc=0
 		wait "$qemu_pid" || rc=$?
@@ -431,10 +440,10 @@ run_guest() {
 		done
 		start_sims
 		start_qemu
-		apex_stage "guest powered off after $(($(date +%s) - start))s and, as it asked," \
+		apex_stage "guest powered off after $((EPOCHSECONDS - start))s and, as it asked," \
 			"on again with fresh chips"
 	done
-	apex_stage "guest powered off after $(($(date +%s) - start))s"
+	apex_stage "guest powered off after $((EPOCHSECONDS - start))s"
 }
 
 main() {

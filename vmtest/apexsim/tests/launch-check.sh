@@ -6,8 +6,10 @@
 # on the results port is carried out with SIGKILL and passes, a crash
 # nobody asked for fails, a kill of a chip that does not exist fails, and
 # a run without requests passes with every apexsim ending with status 0,
-# and a power cycle the guest asks for boots QEMU again with fresh apexsims,
-# even when the request and the power-off come in the same instant.
+# a request whose line the guest writes in two pieces, a poll apart, is
+# carried out once, whole, and a power cycle the guest asks for boots QEMU
+# again with fresh apexsims, even when the request and the power-off come
+# in the same instant.
 set -euo pipefail
 apexsim=$(realpath "${1:?usage: launch-check.sh APEXSIM}")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,7 +20,8 @@ trap 'rm -rf "$work"' EXIT
 source "$vmtest/lib/checks.sh"
 
 # The fake QEMU appends $FAKE_TAP to the results file ($FAKE_TAP_NEXT from
-# the second boot on), optionally sends $FAKE_SIGNAL to the apexsim of
+# the second boot on), then $FAKE_TAP_LATER 2.5 s later (launch.sh's polls
+# see the text before it), optionally sends $FAKE_SIGNAL to the apexsim of
 # control socket ctl-$FAKE_VICTIM.sock (found by its exact command line),
 # waits $FAKE_SLEEP seconds (default 3: launch.sh reads the results every
 # second while QEMU runs) and "powers off".
@@ -41,6 +44,10 @@ if [ -s "$results" ] && [ -n "${FAKE_TAP_NEXT:-}" ]; then
 	printf '%b' "$FAKE_TAP_NEXT" >>"$results"
 else
 	printf '%b' "${FAKE_TAP:-}" >>"$results"
+fi
+if [ -n "${FAKE_TAP_LATER:-}" ]; then
+	sleep 2.5
+	printf '%b' "$FAKE_TAP_LATER" >>"$results"
 fi
 if [ -n "$ctl" ]; then
 	for p in /proc/[0-9]*; do
@@ -71,11 +78,13 @@ has() {
 	grep -Eq "$2" "$work/$1.checks"
 }
 
-# The four guests run at once: most of their time is waiting.
+# The guests run at once: most of their time is waiting.
 FAKE_TAP='# apex-vmtest: stage2 start\n# apex-vmtest: request kill-apexsim 0\n' \
 	FAKE_VICTIM=1 FAKE_SIGNAL=SEGV launch killed &
 FAKE_TAP='# apex-vmtest: request kill-apexsim 7\n' launch nochip &
 FAKE_TAP='# apex-vmtest: stage2 start\nok 1 - x\n' launch clean &
+FAKE_TAP='# apex-vmtest: stage2 start\n# apex-vmtest: request kill-apex' \
+	FAKE_TAP_LATER='sim 0\nok 1 - x\n' launch split &
 cycle='# apex-vmtest: request power-cycle\n'
 FAKE_TAP='# apex-vmtest: stage3 start\n# apex-vmtest: request kill-apexsim 1\n'"$cycle" \
 	FAKE_TAP_NEXT='# apex-vmtest: stage4 start\nok 1 - y\n' launch cycled &
@@ -113,6 +122,12 @@ result "$([ "$(sort "$work/clean/apexsim.status")" = \
 result "$(has clean 'FAIL host +apexsim' && echo 1 || echo 0)" \
 	"check-run.sh: no apexsim failure without a crash or a request" \
 	"$(cat "$work/clean.checks")"
+
+result "$(grep -q 'apexsim 0 killed as the guest asked: signal:KILL' "$work/split.launch" &&
+	[ "$(grep -c 'request kill' "$work/split/timeline")" = 1 ] &&
+	grep -q '^[0-9]* request kill-apexsim 0$' "$work/split/timeline" && echo 0 || echo 1)" \
+	"launch.sh: a request written in two pieces is carried out once, whole" \
+	"$(cat "$work/split.launch" "$work/split/timeline")"
 
 result "$(cat "$work/cycled.rc")" "launch.sh: power cycle: the guest powered off in the end" \
 	"$(cat "$work/cycled.launch")"

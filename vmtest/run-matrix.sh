@@ -149,7 +149,6 @@ check_image() {
 		fi
 		wait "${image_pid[$s]}" || rc=$?
 		unset "image_pid[$s]"
-		echo "$rc" >"${run_of[$s]}/image.rc"
 		image_rc[$s]=$rc
 	fi
 	if [ "${image_rc[$s]}" = 0 ]; then image=ready; else image=failed; fi
@@ -201,8 +200,7 @@ has_booted() {
 # guest is being prepared and every running guest has booted, so that the
 # preparation does not delay a guest that holds a slot.
 may_prepare_early() {
-	local s
-	local event
+	local s event
 	for s in "${lanes[@]}"; do
 		if ! has_slot "$s"; then
 			guest_event "$s"
@@ -257,10 +255,9 @@ report_events() {
 	done
 	for s in "${lanes[@]}"; do
 		guest_event "$s"
-		ev=$event
-		[ -n "$ev" ] && [ "$ev" != "${last_event[$s]:-}" ] || continue
-		last_event[$s]=$ev
-		apex_stage "$s: $ev"
+		[ -n "$event" ] && [ "$event" != "${last_event[$s]:-}" ] || continue
+		last_event[$s]=$event
+		apex_stage "$s: $event"
 	done
 }
 

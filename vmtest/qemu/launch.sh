@@ -165,8 +165,11 @@ start_sims() {
 	for n in $(seq 0 $((devices - 1))); do
 		# A killed apexsim leaves its sockets behind.
 		rm -f "$sock_dir/sim-$n.sock" "$sock_dir/ctl-$n.sock"
-		"$apexsim" --socket "$sock_dir/sim-$n.sock" --control "$sock_dir/ctl-$n.sock" \
-			--log "$run_dir/apexsim-$n.log" >>"$run_dir/apexsim-$n.log" 2>&1 &
+		(
+			close_private_fds
+			exec "$apexsim" --socket "$sock_dir/sim-$n.sock" \
+				--control "$sock_dir/ctl-$n.sock" --log "$run_dir/apexsim-$n.log"
+		) >>"$run_dir/apexsim-$n.log" 2>&1 &
 		sim_pids+=($!)
 		sim_expect+=(exit:0)
 	done
@@ -192,6 +195,14 @@ cleanup() {
 	done
 	[ -z "$sock_dir" ] || rm -rf "$sock_dir"
 	exit "$rc"
+}
+
+# close_private_fds: in a child about to exec, close the descriptors this
+# shell keeps for itself (results.tap, apex_sleep's pipe), so that QEMU and
+# the apexsims started after a power cycle do not hold them.
+close_private_fds() {
+	[ -z "$tap_fd" ] || exec {tap_fd}<&-
+	[ -z "${apex_sleep_fd:-}" ] || exec {apex_sleep_fd}<&-
 }
 
 # --- QEMU's root -------------------------------------------------------------------
@@ -228,6 +239,7 @@ qpath() {
 # so call it in a ( subshell ) or as a background job, whose PID is then
 # the command's own.
 in_root() {
+	close_private_fds
 	[ "$qroot" != / ] || exec "$@"
 	# shellcheck disable=SC2016
 	exec unshare --mount --propagation private -- bash -euc '

@@ -24,7 +24,9 @@ source "$vmtest/lib/checks.sh"
 # see the text before it), optionally sends $FAKE_SIGNAL to the apexsim of
 # control socket ctl-$FAKE_VICTIM.sock (found by its exact command line),
 # waits $FAKE_SLEEP seconds (default 3: launch.sh reads the results every
-# second while QEMU runs) and "powers off".
+# second while QEMU runs) and "powers off". Each boot first lists, in
+# held-fds beside the results file, the descriptors above stdio that it and
+# its apexsims hold.
 mkdir -p "$work/bin"
 cat >"$work/bin/qemu-img" <<'EOF'
 #!/bin/bash
@@ -33,12 +35,24 @@ EOF
 cat >"$work/bin/qemu-system-x86_64" <<'EOF'
 #!/bin/bash
 set -euo pipefail
-results= ctl=
+results= ctl= ctls=()
 for a in "$@"; do
 	case $a in
 	file,id=results,*path=*) results=${a#*path=} ;;
 	socket,id=ctl"${FAKE_VICTIM:-x}",path=*) ctl=${a#*path=} ;;
 	esac
+	case $a in
+	socket,id=ctl*,path=*) ctls+=("${a#*path=}") ;;
+	esac
+done
+held=${results%/*}/held-fds
+find "/proc/$$/fd" -mindepth 1 ! -name 0 ! -name 1 ! -name 2 -printf '%f %l\n' >>"$held"
+for p in /proc/[0-9]*; do
+	for c in "${ctls[@]}"; do
+		if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "--control $c "; then
+			find "$p/fd" -mindepth 1 ! -name 0 ! -name 1 ! -name 2 -printf '%f %l\n' >>"$held"
+		fi
+	done
 done
 if [ -s "$results" ] && [ -n "${FAKE_TAP_NEXT:-}" ]; then
 	printf '%b' "$FAKE_TAP_NEXT" >>"$results"
@@ -63,12 +77,20 @@ chmod +x "$work/bin/"*
 : >"$work/seed.img"
 
 # launch CASE: one fake guest with two chips, then check-run.sh on it;
-# launch.sh's exit status goes to CASE.rc.
+# launch.sh's exit status goes to CASE.rc. launch.sh starts with stdio
+# only (this shell's caller may have left others open; 255 is bash's own
+# and closes on exec), so that held-fds shows only what it passes on.
 launch() {
 	local rc=0
-	PATH=$work/bin:$PATH QEMU_ROOT=/ APEXSIM=$apexsim \
-		"$vmtest/qemu/launch.sh" --run-dir "$work/$1" --base "$work/base.img" \
-		--seed "$work/seed.img" --devices 2 --timeout 60 >"$work/$1.launch" 2>&1 || rc=$?
+	(
+		for fd in /proc/"$BASHPID"/fd/*; do
+			fd=${fd##*/}
+			[ "$fd" -le 2 ] || [ "$fd" -eq 255 ] || eval "exec $fd>&-"
+		done
+		PATH=$work/bin:$PATH QEMU_ROOT=/ APEXSIM=$apexsim exec \
+			"$vmtest/qemu/launch.sh" --run-dir "$work/$1" --base "$work/base.img" \
+			--seed "$work/seed.img" --devices 2 --timeout 60
+	) >"$work/$1.launch" 2>&1 || rc=$?
 	echo "$rc" >"$work/$1.rc"
 	"$vmtest/check-run.sh" "$work/$1" "$rc" >"$work/$1.checks" 2>&1 || true
 }
@@ -142,6 +164,10 @@ result "$([ "$(cat "$work/cycled/apexsim.status")" = \
 	] && echo 0 || echo 1)" \
 	"launch.sh: power cycle: fresh apexsims, each generation's end recorded" \
 	"$(cat "$work/cycled/apexsim.status")"
+
+result "$(grep -E 'results\.tap|pipe:' "$work/cycled/held-fds" && echo 1 || echo 0)" \
+	"launch.sh: after a power cycle, QEMU and the apexsims hold none of its own descriptors" \
+	"$(cat "$work/cycled/held-fds")"
 
 at_once='launch.sh: request and power-off at once:'
 result "$(cat "$work/instant.rc")" "$at_once the guest powered off in the end" \

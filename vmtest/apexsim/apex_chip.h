@@ -150,6 +150,7 @@ struct apex_counters {
 	uint64_t irqs_dropped;		/* vector had no eventfd */
 	uint64_t irq_vector[APEX_NUM_VECTORS];
 	uint64_t te_faults;
+	uint64_t te_bytes;		/* bytes the test engine wrote */
 	uint64_t gcb_resets;		/* entries into GCB reset */
 	uint64_t function_resets;	/* QEMU's device reset, D3hot -> D0 */
 };
@@ -251,6 +252,8 @@ struct apex_chip {
 
 	/* --- outside the register file -------------------------------------- */
 	struct apex_faults fault;
+	/* Control `copy-rate`: test-engine KiB/s, 0 = the timing model. */
+	uint32_t te_rate_kib_s;
 	struct {
 		bool active;
 		int32_t to_mc;

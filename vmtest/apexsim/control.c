@@ -113,6 +113,8 @@ static void ctl_state(const struct ctl_ctx *ctx, struct strbuf *sb)
 		  " te_status=%" PRIu64 " te_fault_addr=%#" PRIx64,
 		  c->te.completed, n->te_faults, c->te.status,
 		  c->te.fault_addr);
+	sb_printf(sb, " te_bytes=%" PRIu64 " te_rate=%u", n->te_bytes,
+		  c->te_rate_kib_s);
 	sb_printf(sb, " hib_error=%#" PRIx64 " scalar_error=%#" PRIx64
 		  " gcb_resets=%" PRIu64 " function_resets=%" PRIu64,
 		  c->hib_error, c->scalar_error, n->gcb_resets,
@@ -269,6 +271,21 @@ static void cmd_ramp(struct ctl_ctx *ctx, char **argv, struct strbuf *sb)
 	sb_printf(sb, "ok");
 }
 
+static void cmd_copy_rate(struct ctl_ctx *ctx, char **argv, struct strbuf *sb)
+{
+	int64_t rate;
+
+	if (!parse_i64(argv[1], &rate) || rate < 0 ||
+	    rate > TE_RATE_MAX_KIB_S) {
+		sb_printf(sb, "err usage: copy-rate KIB_PER_S (0..%u, 0 = full speed)",
+			  TE_RATE_MAX_KIB_S);
+		return;
+	}
+	ctx->chip->te_rate_kib_s = (uint32_t)rate;
+	log_msg("control: test engine copy rate %" PRId64 " KiB/s", rate);
+	sb_printf(sb, "ok");
+}
+
 static void cmd_reset_counters(struct ctl_ctx *ctx, char **argv,
 			       struct strbuf *sb)
 {
@@ -311,6 +328,7 @@ static const struct ctl_cmd ctl_cmds[] = {
 	{ "raise", 2, "raise fatal|SOURCE", cmd_raise },
 	{ "temp", 2, "temp MILLIDEG", cmd_temp },
 	{ "ramp", 5, "ramp FROM TO STEP_MC INTERVAL_MS", cmd_ramp },
+	{ "copy-rate", 2, "copy-rate KIB_PER_S", cmd_copy_rate },
 	{ "remove", 1, "remove", cmd_remove },
 	{ "reset-counters", 1, "reset-counters", cmd_reset_counters },
 	{ "help", 1, "help", cmd_help },

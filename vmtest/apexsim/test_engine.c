@@ -2,7 +2,9 @@
 /*
  * Test engine: the doorbell latches the descriptor and marks the engine
  * BUSY; the copy itself runs later from apex_chip_tick(), once it is due
- * and the GCB runs (not in reset, clock not gated, DMA not paused).
+ * and the GCB runs (not in reset, clock not gated, DMA not paused). With a
+ * copy rate set, it moves one 4 KiB step at a time, so a copy can be in
+ * flight for seconds while the driver unbinds, resets or sleeps.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -54,13 +56,22 @@ bool te_peek(const struct te_state *te, uint32_t off, uint64_t *val)
 	return true;
 }
 
-/* A throttled chip (GCB clock divided) copies slower. */
+/*
+ * Until the copy (or, with a copy rate, its next step) is due. A throttled
+ * chip (GCB clock divided) copies slower.
+ */
 static uint64_t te_duration_ms(const struct apex_chip *c, uint64_t len)
 {
 	unsigned int div = (c->scu3 & SCU3_RG_GCB_CLKDIV_MASK) >>
 			   SCU3_RG_GCB_CLKDIV_SHIFT;
+	uint64_t ms;
 
-	return (TE_LATENCY_MS + (len >> 20) / TE_MIB_PER_MS) << div;
+	if (c->te_rate_kib_s)
+		ms = (TE_STEP / 1024 * 1000 + c->te_rate_kib_s - 1) /
+		     c->te_rate_kib_s;
+	else
+		ms = TE_LATENCY_MS + (len >> 20) / TE_MIB_PER_MS;
+	return ms << div;
 }
 
 static void te_start(struct apex_chip *c)
@@ -150,10 +161,12 @@ static void te_fault(struct apex_chip *c, uint64_t addr, enum apex_fault f,
 void te_run(struct apex_chip *c)
 {
 	struct te_state *te = &c->te;
-	uint64_t src = te->job.src, dst = te->job.dst, left = te->job.len;
+	uint64_t left = te->job.len;
 
+	if (c->te_rate_kib_s && left > TE_STEP)
+		left = TE_STEP;
 	while (left) {
-		uint64_t n = left;
+		uint64_t src = te->job.src, dst = te->job.dst, n = left;
 		enum apex_fault f;
 		void *s, *d;
 
@@ -172,9 +185,15 @@ void te_run(struct apex_chip *c)
 			return;
 		}
 		memmove(d, s, n);
-		src += n;
-		dst += n;
+		c->cnt.te_bytes += n;
+		te->job.src += n;
+		te->job.dst += n;
+		te->job.len -= n;
 		left -= n;
+	}
+	if (te->job.len) {
+		te->due_ms = c->now_ms + te_duration_ms(c, te->job.len);
+		return;
 	}
 	te->status = (te->status & ~TE_STATUS_BUSY) | TE_STATUS_DONE;
 	te->completed++;

@@ -33,6 +33,9 @@ struct apex_chip;
 /* Copy time: 1 ms + 1 ms per MiB at full clock, doubled per divider step. */
 #define TE_LATENCY_MS		1
 #define TE_MIB_PER_MS		1
+/* With a copy rate set (control `copy-rate`): one step per 4 KiB page. */
+#define TE_STEP			4096u
+#define TE_RATE_MAX_KIB_S	(1u << 20)
 
 struct te_state {
 	uint64_t src, dst, len, irq;
@@ -41,7 +44,7 @@ struct te_state {
 	uint64_t completed;	/* copies finished since power-on */
 	uint64_t due_ms;	/* a BUSY copy completes at or after this */
 	struct {		/* descriptor latched by the doorbell */
-		uint64_t src, dst, len;
+		uint64_t src, dst, len;	/* what is left to copy */
 		unsigned int irq;
 	} job;
 };
@@ -53,7 +56,10 @@ bool te_peek(const struct te_state *te, uint32_t off, uint64_t *val);
 void te_write(struct apex_chip *c, uint32_t off, uint64_t val);
 /* A copy is waiting and the chip can run it. */
 bool te_ready(const struct apex_chip *c);
-/* Perform the waiting copy (called when due). */
+/*
+ * Perform the waiting copy (called when due): all of it, or with a copy
+ * rate set, its next step, the rest due later.
+ */
 void te_run(struct apex_chip *c);
 
 #endif /* APEXSIM_TEST_ENGINE_H */

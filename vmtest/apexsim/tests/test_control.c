@@ -133,6 +133,15 @@ static void test_temp_ramp_remove(void)
 	CHECK(starts(run(&ctx, "ramp 50050 100050 0 20"), "err usage"));
 	CHECK(starts(run(&ctx, "ramp 50050 100050 10 0"), "err usage"));
 	CHECK(starts(run(&ctx, "ramp 1 2 3"), "err usage: ramp"));
+	CHECK(!strcmp(run(&ctx, "copy-rate 128"), "ok"));
+	CHECK_EQ(fx->chip.te_rate_kib_s, 128);
+	CHECK(!strcmp(run(&ctx, "get te_rate"), "ok 128"));
+	CHECK(starts(run(&ctx, "copy-rate -1"), "err usage: copy-rate"));
+	CHECK(starts(run(&ctx, "copy-rate 99999999"), "err usage: copy-rate"));
+	CHECK(starts(run(&ctx, "copy-rate fast"), "err usage: copy-rate"));
+	CHECK_EQ(fx->chip.te_rate_kib_s, 128);
+	CHECK(!strcmp(run(&ctx, "copy-rate 0"), "ok"));
+	CHECK(!strcmp(run(&ctx, "get te_bytes"), "ok 0"));
 	CHECK(!strcmp(run(&ctx, "remove"), "ok"));
 	CHECK(fx->chip.removed);
 	CHECK(!strcmp(run(&ctx, "get removed"), "ok 1"));

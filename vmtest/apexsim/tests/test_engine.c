@@ -229,6 +229,72 @@ static void test_bus_master_and_speed(void)
 	fx_teardown(fx);
 }
 
+/*
+ * With a copy rate, a copy moves a 4 KiB step each time it is due: in
+ * flight for seconds, stopped where it is by a GCB reset or by bus
+ * mastering turned off, and counted in te_bytes.
+ */
+static void test_copy_rate(void)
+{
+	struct fixture *fx = te_setup();
+	const uint64_t ram = FX_RAM_IOVA + 0x40000;
+	uint8_t *src = fx_ram(fx, ram), *dst = fx_ram(fx, ram + 4 * 4096);
+	uint64_t t0;
+	int i;
+
+	for (i = 0; i < 8; i++)
+		fx_wr(fx, APEX_HIB_PAGE_TABLE + 8 * i, (ram + 4096 * i) | 1);
+	fill(src, 4 * 4096, 3);
+	memset(dst, 0, 4 * 4096);
+	fx->chip.te_rate_kib_s = 8;	/* 4 KiB every 500 ms */
+
+	/* Three steps, 500 ms apart; DONE and the interrupt after the last. */
+	t0 = fx->chip.now_ms;
+	start(fx, 0, 4 * 4096, 3 * 4096, 2);
+	CHECK_EQ(apex_chip_next_deadline(&fx->chip), t0 + 500);
+	run_due(fx);
+	CHECK_EQ(fx_rd(fx, TE_STATUS), TE_STATUS_BUSY);
+	CHECK_EQ(fx->chip.cnt.te_bytes, 4096);
+	CHECK(!memcmp(dst, src, 4096));
+	CHECK_EQ(dst[4096], 0);
+	CHECK_EQ(apex_chip_next_deadline(&fx->chip), t0 + 1000);
+	run_due(fx);
+	run_due(fx);
+	CHECK_EQ(fx_rd(fx, TE_STATUS), TE_STATUS_DONE);
+	CHECK_EQ(fx->chip.now_ms, t0 + 1500);
+	CHECK(!memcmp(dst, src, 3 * 4096));
+	CHECK_EQ(fx_irqs_on(fx, 2), 1);
+	CHECK_EQ(fx->chip.cnt.te_bytes, 3 * 4096);
+
+	/* A GCB reset after the first step: nothing more is written. */
+	memset(dst, 0, 4 * 4096);
+	fx_wr(fx, TE_STATUS, ~0ull);
+	start(fx, 0, 4 * 4096, 3 * 4096, 2);
+	run_due(fx);
+	CHECK(fx_enter_reset(fx));
+	CHECK_EQ(fx_rd(fx, TE_STATUS), 0);
+	CHECK_EQ(apex_chip_next_deadline(&fx->chip), UINT64_MAX);
+	fx->chip.now_ms += 5000;
+	apex_chip_tick(&fx->chip);
+	CHECK_EQ(fx->chip.cnt.te_bytes, 4 * 4096);
+	CHECK_EQ(dst[4096], 0);
+	CHECK_EQ(fx_rd(fx, TE_COMPLETED), 1);
+	CHECK_EQ(fx_irqs_on(fx, 2), 1);
+
+	/* Bus mastering off mid-copy: the next step faults, writes nothing. */
+	CHECK(fx_quit_reset(fx));
+	for (i = 0; i < 8; i++)
+		fx_wr(fx, APEX_HIB_PAGE_TABLE + 8 * i, (ram + 4096 * i) | 1);
+	start(fx, 0, 4 * 4096, 3 * 4096, 2);
+	run_due(fx);
+	fx->chip.bus_master = false;
+	run_due(fx);
+	CHECK_EQ(fx_rd(fx, TE_STATUS), TE_STATUS_ERROR);
+	CHECK_EQ(fx->chip.cnt.te_faults, 1);
+	CHECK_EQ(fx->chip.cnt.te_bytes, 5 * 4096);
+	fx_teardown(fx);
+}
+
 const struct unit_test engine_tests[] = {
 	{ "engine: copy through simple entries", test_simple_copy },
 	{ "engine: copy through an extended table", test_extended_copy },
@@ -237,5 +303,6 @@ const struct unit_test engine_tests[] = {
 	{ "engine: bad descriptors are errors", test_bad_descriptor },
 	{ "engine: waits for the GCB, reset drops the copy", test_waits_for_gcb },
 	{ "engine: needs bus mastering, slows with the divider", test_bus_master_and_speed },
+	{ "engine: a copy rate keeps a copy in flight, reset stops it", test_copy_rate },
 	{ NULL, NULL },
 };

@@ -45,14 +45,23 @@ for a in "$@"; do
 	socket,id=ctl*,path=*) ctls+=("${a#*path=}") ;;
 	esac
 done
-held=${results%/*}/held-fds
-find "/proc/$$/fd" -mindepth 1 ! -name 0 ! -name 1 ! -name 2 -printf '%f %l\n' >>"$held"
+# This boot's apexsims, found by the control sockets on their command
+# lines (read without a process per entry of /proc: the machine may be busy).
+sims=() victim=
 for p in /proc/[0-9]*; do
-	for c in "${ctls[@]}"; do
-		if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "--control $c "; then
-			find "$p/fd" -mindepth 1 ! -name 0 ! -name 1 ! -name 2 -printf '%f %l\n' >>"$held"
-		fi
+	args=()
+	mapfile -d '' -t args 2>/dev/null <"$p/cmdline" || continue
+	for i in "${!args[@]}"; do
+		[ "${args[$i]}" = --control ] || continue
+		for c in "${ctls[@]}"; do
+			[ "${args[$((i + 1))]:-}" != "$c" ] || sims+=("${p#/proc/}")
+		done
+		[ "${args[$((i + 1))]:-}" != "$ctl" ] || victim=${p#/proc/}
 	done
+done
+held=${results%/*}/held-fds
+for p in $$ "${sims[@]}"; do
+	find "/proc/$p/fd" -mindepth 1 ! -name 0 ! -name 1 ! -name 2 -printf '%f %l\n' >>"$held"
 done
 if [ -s "$results" ] && [ -n "${FAKE_TAP_NEXT:-}" ]; then
 	printf '%b' "$FAKE_TAP_NEXT" >>"$results"
@@ -63,13 +72,7 @@ if [ -n "${FAKE_TAP_LATER:-}" ]; then
 	sleep 2.5
 	printf '%b' "$FAKE_TAP_LATER" >>"$results"
 fi
-if [ -n "$ctl" ]; then
-	for p in /proc/[0-9]*; do
-		if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "--control $ctl "; then
-			kill "-${FAKE_SIGNAL}" "${p#/proc/}"
-		fi
-	done
-fi
+[ -z "$victim" ] || kill "-${FAKE_SIGNAL}" "$victim"
 sleep "${FAKE_SLEEP:-3}"
 EOF
 chmod +x "$work/bin/"*

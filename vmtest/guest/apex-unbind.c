@@ -25,11 +25,10 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "apexdev.h"
-#include "ctl.h"
+#include "inflight.h"
 #include "tap.h"
 #include "te.h"
 
@@ -38,103 +37,6 @@
 #define BUF_SIZE (64 * 1024)
 #define TE_IRQ_SRC 4
 #define COPY_TIMEOUT_MS 10000
-/*
- * The copy in flight at the unbind: 2 MiB at 64 KiB/s takes 32 s, far
- * longer than an unbind, even on the debug kernel beside other guests.
- */
-#define LONG_LEN (2UL << 20)
-#define LONG_SRC_PAGE 256
-#define LONG_DST_PAGE (LONG_SRC_PAGE + LONG_LEN / 4096)
-#define LONG_RATE "copy-rate 64"
-#define LONG_DST_BYTE 0x5a
-#define SETTLE_MS 1000
-
-/* apexsim's counters of chip 0 the check compares. */
-struct chip_count {
-	long long bytes, faults, completed;
-};
-
-static bool chip_count(struct chip_count *c)
-{
-	return !ctl_get("te_bytes", &c->bytes) &&
-	       !ctl_get("te_faults", &c->faults) &&
-	       !ctl_get("te_completed", &c->completed);
-}
-
-/*
- * Start the long copy from @src to @dst (both mapped at their device
- * pages) and wait until the chip has written some of it: true once it is
- * in flight, with the counters from before it in @before.
- */
-static bool start_long_copy(const struct te *te, struct chip_count *before)
-{
-	struct timespec pause = { .tv_nsec = 20 * 1000 * 1000 };
-	long long bytes = 0;
-	long end;
-	int err;
-
-	err = ctl_cmd(LONG_RATE);
-	if (err || !chip_count(before)) {
-		tap_why("control channel: %s", err ? errname(-err) : "get failed");
-		return false;
-	}
-	te_write(te, TE_STATUS, TE_STATUS_DONE | TE_STATUS_ERROR);
-	te_write(te, TE_SRC, apex_simple_addr(LONG_SRC_PAGE));
-	te_write(te, TE_DST, apex_simple_addr(LONG_DST_PAGE));
-	te_write(te, TE_LEN, LONG_LEN);
-	te_write(te, TE_IRQ, TE_IRQ_SRC);
-	te_write(te, TE_DOORBELL, 1);
-	end = now_ms() + COPY_TIMEOUT_MS;
-	while (!ctl_get("te_bytes", &bytes) && bytes == before->bytes &&
-	       now_ms() < end)
-		nanosleep(&pause, NULL);
-	if (bytes == before->bytes || !(te_read(te, TE_STATUS) & TE_STATUS_BUSY)) {
-		tap_why("te_bytes %lld -> %lld, status 0x%llx", before->bytes,
-			bytes, (unsigned long long)te_read(te, TE_STATUS));
-		return false;
-	}
-	return true;
-}
-
-/*
- * After the unbind: the chip wrote part of the copy before it, nothing
- * after, and faulted on nothing; the destination holds exactly that part.
- */
-static void check_copy_stopped(const struct chip_count *before,
-			       const uint8_t *src, const uint8_t *dst)
-{
-	struct timespec settle = { .tv_sec = SETTLE_MS / 1000 };
-	struct chip_count at = { 0 }, later = { 0 };
-	long long written;
-	bool ok;
-
-	ok = chip_count(&at);
-	nanosleep(&settle, NULL);
-	ok = ok && chip_count(&later);
-	if (!ok) {
-		tap_why("control channel: get failed");
-		tap_ok(false, "after unbind: the copy in flight stopped");
-		return;
-	}
-	written = at.bytes - before->bytes;
-	tap_diag("the copy in flight had written %lld of %lu bytes", written,
-		 LONG_LEN);
-	if (later.bytes != at.bytes || later.faults != before->faults ||
-	    later.completed != before->completed)
-		tap_why("te_bytes %lld -> %lld -> %lld, te_faults %lld -> %lld,"
-			" te_completed %lld -> %lld", before->bytes, at.bytes,
-			later.bytes, before->faults, later.faults,
-			before->completed, later.completed);
-	tap_ok(written > 0 && (unsigned long)written < LONG_LEN &&
-	       later.bytes == at.bytes && later.faults == before->faults &&
-	       later.completed == before->completed,
-	       "after unbind: the copy in flight stopped there, no DMA or fault after it");
-	ok = written >= 0 && (unsigned long)written <= LONG_LEN &&
-	     !memcmp(dst, src, (size_t)written) &&
-	     buf_check_byte(dst + written, LONG_LEN - (size_t)written,
-			    LONG_DST_BYTE) < 0;
-	tap_ok(ok, "after unbind: the destination holds exactly what the chip wrote before");
-}
 
 static sigjmp_buf fault_jmp;
 static volatile sig_atomic_t fault_sig;
@@ -212,7 +114,7 @@ int main(int argc, char **argv)
 	struct apex_gate_clock_ioctl gate = { .enable = 0 };
 	struct te te = { 0 };
 	struct te_run run;
-	struct chip_count before = { 0 };
+	struct inflight before = { 0 };
 	uint64_t *coh = MAP_FAILED, val = 0;
 	uint8_t *buf, *long_buf;
 	long long refs;
@@ -277,35 +179,34 @@ int main(int argc, char **argv)
 		return tap_done();
 	}
 
-	/* Source and destination of the copy in flight, one buffer. */
-	long_buf = buf_alloc(2 * LONG_LEN);
-	err = long_buf ? pt_map(fd, long_buf, apex_simple_addr(LONG_SRC_PAGE),
-				2 * LONG_LEN) : ENOMEM;
+	/* The copy in flight: its source and destination, one buffer. */
+	long_buf = buf_alloc(INFLIGHT_MAP_SIZE);
+	err = long_buf ? pt_map(fd, long_buf, apex_simple_addr(INFLIGHT_PAGE),
+				INFLIGHT_MAP_SIZE) : ENOMEM;
 	if (err)
 		tap_why("%s", errname(err));
 	live = tap_ok(!err, "MAP_BUFFER 4 MiB for a long copy");
 	if (live) {
-		buf_fill(long_buf, LONG_LEN, 9);
-		memset(long_buf + LONG_LEN, LONG_DST_BYTE, LONG_LEN);
-		live = tap_ok(start_long_copy(&te, &before),
-			      "a %lu KiB copy at 64 KiB/s (apexsim %s) is in flight",
-			      LONG_LEN >> 10, LONG_RATE);
+		inflight_fill(long_buf);
+		live = tap_ok(inflight_prepare(&before) && inflight_start(&te, &before),
+			      "a %lu KiB copy at %d KiB/s (apexsim copy-rate) is in flight",
+			      INFLIGHT_LEN >> 10, INFLIGHT_KIB_S);
 	}
 	if (!live) {
-		ctl_cmd("copy-rate 0");
+		inflight_end();
 		tap_skip_dep("the long copy", "the unbind and what the old session sees");
 		return tap_done();
 	}
 
 	if (!tap_ok(run_command(&argv[2], &ms),
 		    "unbind the driver while the session is live")) {
-		ctl_cmd("copy-rate 0");
+		inflight_end();
 		tap_skip_dep("the unbind", "what the old session sees");
 		return tap_done();
 	}
 	tap_diag("unbind took %ld ms", ms);
-	check_copy_stopped(&before, long_buf, long_buf + LONG_LEN);
-	tap_ok(!ctl_cmd("copy-rate 0"), "apexsim copy-rate 0: full speed again");
+	inflight_check_stopped(&before, long_buf, "unbind");
+	tap_ok(!inflight_end(), "apexsim copy-rate 0: full speed again");
 	tap_ok(access(argv[1], F_OK) != 0, "after unbind: %s is gone", argv[1]);
 
 	sig = probe_read(te.regs, &val);
@@ -343,6 +244,6 @@ int main(int argc, char **argv)
 		tap_why("refcnt %lld", refs);
 	tap_ok(refs == 0, "after close: module apex has no references");
 	buf_free(buf, BUF_SIZE);
-	buf_free(long_buf, 2 * LONG_LEN);
+	buf_free(long_buf, INFLIGHT_MAP_SIZE);
 	return tap_done();
 }

@@ -278,6 +278,7 @@ run_device_programs() {
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	tap_prog -t $((300 * f)) apex-demo "$APEX_TESTS/apex-demo" --tap "$APEX_DEV"
 	tap_prog -t $((120 * f)) apex-owner runuser -u tpuuser -- "$APEX_TESTS/apex-owner" "$APEX_DEV"
+	tap_prog -t $((120 * f)) apex-exit "$APEX_TESTS/apex-exit" "$APEX_DEV"
 	tap_prog -t $((180 * f)) apex-hostile "$APEX_TESTS/apex-hostile" "$APEX_DEV"
 	# A hard limit of 1 MiB: apex-memlock sets its soft limit to that.
 	tap_prog -t $((120 * f)) apex-memlock \
@@ -293,5 +294,5 @@ run_device_programs() {
 
 # The names of run_device_programs' checks, for tap_deps_fail.
 # shellcheck disable=SC2034 # used by the stages that source this file
-APEX_DEVICE_PROGRAMS=(apex-ioctl apex-mmap apex-pages apex-demo apex-owner apex-hostile
-	apex-memlock "dmesg RLIMIT_MEMLOCK hint" apex-fuzz)
+APEX_DEVICE_PROGRAMS=(apex-ioctl apex-mmap apex-pages apex-demo apex-owner apex-exit
+	apex-hostile apex-memlock "dmesg RLIMIT_MEMLOCK hint" apex-fuzz)

@@ -99,7 +99,8 @@ complete_tap() {
 		tail -n 1 "$1" | grep -qE '^[0-9]+ passed, [0-9]+ failed$' &&
 		grep -q '^not ok' "$1"
 }
-for prog in apex-ioctl apex-mmap apex-owner apex-power apex-hostile "apex-demo --tap"; do
+for prog in apex-ioctl apex-mmap apex-owner apex-power apex-hostile "apex-demo --tap" \
+	apex-exit; do
 	rc=0
 	# shellcheck disable=SC2086
 	APEX_CTL_PATH=$work/no-ctl timeout 20 "$build"/$prog /nonexistent/apex_0 \
@@ -127,7 +128,7 @@ result "$([ "$rc" = 1 ] && complete_tap "$work/prog" &&
 	"apex-cycles without the module files: complete TAP naming cycle and step, exit 1" \
 	"exit $rc; $(cat "$work/prog")"
 for prog in apex-ioctl apex-mmap apex-owner apex-power apex-hostile apex-memlock apex-demo \
-	apex-unbind apex-restore apex-cycles; do
+	apex-unbind apex-restore apex-cycles apex-exit; do
 	rc=0
 	"$build/$prog" not-a-path >/dev/null 2>&1 || rc=$?
 	result "$([ "$rc" = 2 ] && echo 0 || echo 1)" "$prog: usage error exits 2" "exit $rc"

@@ -610,7 +610,7 @@ int gasket_page_table_pin(struct gasket_dev *gdev, u64 host_addr, u64 size,
 err_unpin:
 	if (ret == -EFAULT && dir == DMA_TO_DEVICE)
 		dev_info_ratelimited(gdev->dev,
-				     "%s[%d]: cannot map a buffer the process may not write: the chip cannot be limited to reading it\n",
+				     "%s[%d]: cannot map a buffer for the chip to read: it is not mapped, or the process may not write it (the chip cannot be limited to reading)\n",
 				     current->comm, task_tgid_nr(current));
 	unpin_user_pages(pin->pages, pin->count);
 	kvfree(pin->pages);

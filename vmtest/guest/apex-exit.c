@@ -15,9 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -52,24 +50,6 @@ static void owner(const char *dev, uint8_t *buf, const struct inflight *before,
 		_exit(1);
 	/* No unmap, no close: the exit does both, the close last. */
 	_exit(0);
-}
-
-static long long mapped_pages(const char *dev)
-{
-	char path[256], *copy = strdup(dev);
-	long long n = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/apex/%s/node_0_num_mapped_pages",
-		 basename(copy));
-	free(copy);
-	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%lld", &n) != 1)
-			n = -1;
-		fclose(f);
-	}
-	return n;
 }
 
 int main(int argc, char **argv)
@@ -127,7 +107,7 @@ int main(int argc, char **argv)
 	tap_ok(!inflight_end(), "apexsim copy-rate 0: full speed again");
 
 	fd = open(argv[1], O_RDWR);
-	pages = mapped_pages(argv[1]);
+	pages = sysfs_num(argv[1], "node_0_num_mapped_pages");
 	if (fd < 0 || pages)
 		tap_why("open: %s, %lld pages mapped", fd < 0 ? strerror(errno) : "ok",
 			pages);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /* A test-engine copy kept in flight; see inflight.h. */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>

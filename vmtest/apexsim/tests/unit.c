@@ -57,6 +57,7 @@ int main(void)
 {
 	static const struct unit_test *const suites[] = {
 		chip_tests, engine_tests, vfio_user_tests, control_tests,
+		guest_mem_tests,
 	};
 	const char *log_path = getenv("APEXSIM_TEST_LOG");
 	int passed = 0, fails = 0, n = 0;

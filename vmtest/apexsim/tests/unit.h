@@ -43,5 +43,6 @@ extern const struct unit_test chip_tests[];
 extern const struct unit_test engine_tests[];
 extern const struct unit_test vfio_user_tests[];
 extern const struct unit_test control_tests[];
+extern const struct unit_test guest_mem_tests[];
 
 #endif /* APEXSIM_UNIT_H */

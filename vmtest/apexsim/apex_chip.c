@@ -798,7 +798,7 @@ enum apex_fault apex_chip_translate(const struct apex_chip *c,
 			return APEX_FAULT_SIMPLE_INVALID;
 	} else {
 		uint64_t addr = dev_addr & ~APEX_EXTENDED_BIT;
-		uint64_t slot, table, l1;
+		uint64_t slot, table, l1, l1_addr;
 		const void *p;
 
 		if (addr >> APEX_EXTENDED_ADDR_BITS)
@@ -810,10 +810,11 @@ enum apex_fault apex_chip_translate(const struct apex_chip *c,
 		if (!(table & APEX_PTE_VALID))
 			return APEX_FAULT_EXT_INVALID;
 		l1 = (addr >> APEX_EXT_L1_SHIFT) & (APEX_EXT_L1_ENTRIES - 1);
-		p = gmem_ptr(c->gmem, (table & APEX_PTE_ADDR_MASK) + 8 * l1, 8,
-			     false);
+		l1_addr = (table & APEX_PTE_ADDR_MASK) + 8 * l1;
+		p = gmem_ptr(c->gmem, l1_addr, 8, false);
 		if (!p)
-			return APEX_FAULT_EXT_TABLE;
+			return gmem_released(c->gmem, l1_addr, 8) ?
+			       APEX_FAULT_RELEASED : APEX_FAULT_EXT_TABLE;
 		/* Guest and host are both little endian x86. */
 		memcpy(&entry, p, sizeof(entry));
 		if (!(entry & APEX_PTE_VALID))
@@ -838,7 +839,10 @@ enum apex_fault apex_chip_dma_ptr(const struct apex_chip *c,
 	if (f != APEX_FAULT_NONE)
 		return f;
 	*ptr = c->gmem ? gmem_ptr(c->gmem, dma, len, write) : NULL;
-	return *ptr ? APEX_FAULT_NONE : APEX_FAULT_NOT_RAM;
+	if (*ptr)
+		return APEX_FAULT_NONE;
+	return c->gmem && gmem_released(c->gmem, dma, len) ?
+	       APEX_FAULT_RELEASED : APEX_FAULT_NOT_RAM;
 }
 
 const char *apex_fault_name(enum apex_fault f)
@@ -864,6 +868,8 @@ const char *apex_fault_name(enum apex_fault f)
 		return "page outside guest RAM";
 	case APEX_FAULT_NO_BUS_MASTER:
 		return "PCI bus mastering disabled";
+	case APEX_FAULT_RELEASED:
+		return "late DMA: the guest has unmapped this memory";
 	}
 	return "?";
 }

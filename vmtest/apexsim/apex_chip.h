@@ -132,6 +132,7 @@ enum apex_fault {
 	APEX_FAULT_EXT_L1_INVALID,	/* second-level entry without valid bit */
 	APEX_FAULT_NOT_RAM,		/* translated page not in guest RAM */
 	APEX_FAULT_NO_BUS_MASTER,	/* PCI bus mastering is off */
+	APEX_FAULT_RELEASED,		/* memory the guest has unmapped */
 };
 
 /* Injected with the control channel's `fault` command. */
@@ -151,6 +152,7 @@ struct apex_counters {
 	uint64_t irq_vector[APEX_NUM_VECTORS];
 	uint64_t te_faults;
 	uint64_t te_bytes;		/* bytes the test engine wrote */
+	uint64_t late_dma;		/* accesses to memory the guest released */
 	uint64_t gcb_resets;		/* entries into GCB reset */
 	uint64_t function_resets;	/* QEMU's device reset, D3hot -> D0 */
 };

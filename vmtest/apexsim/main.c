@@ -8,10 +8,13 @@
  * single-threaded poll() loop serves QEMU's connection, the control
  * clients, the model's deferred work (a timerfd) and SIGTERM/SIGINT (a
  * signalfd). apexsim exits with status 0 when QEMU disconnects or on
- * SIGTERM/SIGINT.
+ * SIGTERM/SIGINT, or with status 3 if the chip ever tried to reach memory
+ * the guest had unmapped (late DMA: the driver released memory the chip
+ * still used).
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -295,6 +298,12 @@ int main(int argc, char **argv)
 		s.control_path);
 
 	ret = run(&s);
+	if (ret == 0 && s.chip.cnt.late_dma) {
+		log_msg("apexsim: error: %" PRIu64 " late DMA accesses: the chip"
+			" tried to reach memory the guest had unmapped",
+			s.chip.cnt.late_dma);
+		ret = 3;
+	}
 
 	vu_close(&s.vu);
 	close_vfio_listener(&s);

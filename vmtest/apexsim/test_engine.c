@@ -153,6 +153,8 @@ static void te_fault(struct apex_chip *c, uint64_t addr, enum apex_fault f,
 	te->status = (te->status & ~TE_STATUS_BUSY) | TE_STATUS_ERROR;
 	te->fault_addr = addr;
 	c->cnt.te_faults++;
+	if (f == APEX_FAULT_RELEASED)
+		c->cnt.late_dma++;
 	apex_chip_error(c, HIB_ERR_PAGE_FAULT,
 			"test engine %s fault at device address %#" PRIx64
 			": %s", dir, addr, apex_fault_name(f));

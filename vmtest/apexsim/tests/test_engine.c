@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /* Test engine: copies through simple and extended tables, faults. */
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fixture.h"
 #include "unit.h"
@@ -295,6 +297,53 @@ static void test_copy_rate(void)
 	fx_teardown(fx);
 }
 
+/*
+ * The guest unmaps the destination's second page while the copy is in
+ * flight, as a driver that released memory before stopping the chip
+ * would: the step into it faults and counts as late DMA. Memory that was
+ * never mapped faults without counting.
+ */
+static void test_late_dma(void)
+{
+	struct fixture *fx = te_setup();
+	const uint64_t ram = FX_RAM_IOVA + 0x40000, page = 0x80000000ull;
+	int fd = memfd_create("apexsim-test-page", MFD_CLOEXEC);
+	uint8_t *dst;
+
+	CHECK(ftruncate(fd, 2 * 4096) == 0);
+	CHECK_EQ(gmem_map(&fx->gmem, page, 4096, fd, 0, true), 0);
+	CHECK_EQ(gmem_map(&fx->gmem, page + 4096, 4096, fd, 4096, true), 0);
+	close(fd);
+	fx_wr(fx, APEX_HIB_PAGE_TABLE + 8 * 0, ram | 1);
+	fx_wr(fx, APEX_HIB_PAGE_TABLE + 8 * 1, (ram + 4096) | 1);
+	fx_wr(fx, APEX_HIB_PAGE_TABLE + 8 * 2, page | 1);
+	fx_wr(fx, APEX_HIB_PAGE_TABLE + 8 * 3, (page + 4096) | 1);
+	fx_wr(fx, APEX_HIB_PAGE_TABLE + 8 * 4, 0x7fff0000ull | 1);
+	fill(fx_ram(fx, ram), 2 * 4096, 9);
+	fx->chip.te_rate_kib_s = 8;
+
+	start(fx, 0, 2 * 4096, 2 * 4096, 2);
+	run_due(fx);
+	dst = gmem_ptr(&fx->gmem, page, 4096, false);
+	CHECK(dst && !memcmp(dst, fx_ram(fx, ram), 4096));
+	CHECK_EQ(gmem_unmap(&fx->gmem, page + 4096, 4096), 0);
+	run_due(fx);
+	CHECK_EQ(fx_rd(fx, TE_STATUS), TE_STATUS_ERROR);
+	CHECK_EQ(fx_rd(fx, TE_FAULT_ADDR), 3 * 4096);
+	CHECK_EQ(fx->chip.cnt.te_faults, 1);
+	CHECK_EQ(fx->chip.cnt.late_dma, 1);
+	CHECK_EQ(fx->chip.cnt.te_bytes, 4096);
+
+	fx_wr(fx, TE_STATUS, TE_STATUS_ERROR);
+	fx->chip.te_rate_kib_s = 0;
+	start(fx, 0, 4 * 4096, 16, 2);
+	run_due(fx);
+	CHECK_EQ(fx_rd(fx, TE_STATUS), TE_STATUS_ERROR);
+	CHECK_EQ(fx->chip.cnt.te_faults, 2);
+	CHECK_EQ(fx->chip.cnt.late_dma, 1);
+	fx_teardown(fx);
+}
+
 const struct unit_test engine_tests[] = {
 	{ "engine: copy through simple entries", test_simple_copy },
 	{ "engine: copy through an extended table", test_extended_copy },
@@ -304,5 +353,6 @@ const struct unit_test engine_tests[] = {
 	{ "engine: waits for the GCB, reset drops the copy", test_waits_for_gcb },
 	{ "engine: needs bus mastering, slows with the divider", test_bus_master_and_speed },
 	{ "engine: a copy rate keeps a copy in flight, reset stops it", test_copy_rate },
+	{ "engine: memory the guest unmapped faults as late DMA", test_late_dma },
 	{ NULL, NULL },
 };

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,6 +79,30 @@ int sysfs_attr(const char *dev, const char *attr, char *buf, size_t len)
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
 	return 0;
+}
+
+bool chip_behind_iommu(const char *dev)
+{
+	char type[32], path[PATH_MAX + 64], cmdline[4096];
+	struct stat st;
+	size_t n;
+	FILE *f;
+
+	/* DMA or DMA-FQ: translated; "identity" passes addresses through. */
+	if (!sysfs_attr(dev, "device/iommu_group/type", type, sizeof(type)))
+		return !strncmp(type, "DMA", 3);
+	/* 5.10 has groups without the type file: translated unless told not to. */
+	if (sysfs_attr_path(dev, "device/iommu_group", path, sizeof(path)) ||
+	    stat(path, &st))
+		return false;
+	f = fopen("/proc/cmdline", "re");
+	if (!f)
+		return false;
+	n = fread(cmdline, 1, sizeof(cmdline) - 1, f);
+	fclose(f);
+	cmdline[n] = '\0';
+	return !strstr(cmdline, "iommu=pt") &&
+	       !strstr(cmdline, "iommu.passthrough=1");
 }
 
 int sysfs_write(const char *path, const char *val)

@@ -69,6 +69,12 @@ long long sysfs_num(const char *dev, const char *attr);
 /* The MSI-X interrupt count of one source from interrupt_counts, or -1. */
 long long sysfs_irq_count(const char *dev, unsigned int irq);
 
+/*
+ * Whether the chip's DMA goes through an IOMMU that translates: then it
+ * reaches only what the driver mapped, and only in the direction mapped.
+ */
+bool chip_behind_iommu(const char *dev);
+
 /* Page-table ioctls on table 0; each returns 0 or the positive errno. */
 int pt_map(int fd, const void *host, uint64_t dev, size_t size);
 int pt_map_flags(int fd, const void *host, uint64_t dev, size_t size,

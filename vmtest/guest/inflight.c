@@ -18,7 +18,8 @@ static bool chip_count(struct inflight *c)
 {
 	return !ctl_get("te_bytes", &c->bytes) &&
 	       !ctl_get("te_faults", &c->faults) &&
-	       !ctl_get("te_completed", &c->completed);
+	       !ctl_get("te_completed", &c->completed) &&
+	       !ctl_get("late_dma", &c->late_dma);
 }
 
 void inflight_fill(uint8_t *buf)
@@ -83,14 +84,17 @@ void inflight_check_stopped(const struct inflight *before, const uint8_t *buf,
 	tap_diag("the copy in flight had written %lld of %lu bytes", written,
 		 INFLIGHT_LEN);
 	if (ok && (later.bytes != at.bytes || later.faults != before->faults ||
-		   later.completed != before->completed))
+		   later.completed != before->completed ||
+		   later.late_dma != before->late_dma))
 		tap_why("te_bytes %lld -> %lld -> %lld, te_faults %lld -> %lld,"
-			" te_completed %lld -> %lld", before->bytes, at.bytes,
-			later.bytes, before->faults, later.faults,
-			before->completed, later.completed);
+			" te_completed %lld -> %lld, late_dma %lld -> %lld",
+			before->bytes, at.bytes, later.bytes, before->faults,
+			later.faults, before->completed, later.completed,
+			before->late_dma, later.late_dma);
 	tap_ok(ok && written > 0 && (unsigned long)written < INFLIGHT_LEN &&
 	       later.bytes == at.bytes && later.faults == before->faults &&
-	       later.completed == before->completed,
+	       later.completed == before->completed &&
+	       later.late_dma == before->late_dma,
 	       "after %s: the copy in flight stopped there, no DMA or fault after it",
 	       event);
 	ok = ok && written >= 0 && (unsigned long)written <= INFLIGHT_LEN &&

@@ -24,6 +24,7 @@
 /* apexsim's counters of chip 0 that tell how far the copy got. */
 struct inflight {
 	long long bytes, faults, completed;
+	long long late_dma;	/* accesses to memory the guest released */
 };
 
 /* Fill the source with a pattern and the destination with a marker byte. */
@@ -41,8 +42,9 @@ bool inflight_start(const struct te *te, const struct inflight *before);
 
 /*
  * After @event (an unbind, an exit): two TAP checks, that the chip wrote
- * part of the copy and nothing after, faulting on nothing, and that the
- * destination in @buf holds exactly the bytes it wrote.
+ * part of the copy and nothing after, faulting on nothing and reaching no
+ * memory the guest had released (which a guest with an IOMMU shows), and
+ * that the destination in @buf holds exactly the bytes it wrote.
  */
 void inflight_check_stopped(const struct inflight *before, const uint8_t *buf,
 			    const char *event);

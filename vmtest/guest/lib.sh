@@ -146,6 +146,24 @@ chip_addr() {
 	lspci -D -n -d "$APEX_PCI_ID" | awk 'NR == 1 { print $1 }'
 }
 
+# iommu_as_booted: the chip sits behind a translating IOMMU exactly when
+# the kernel was booted with one (vmtest/qemu/launch.sh --iommu).
+iommu_as_booted() {
+	local group
+	group=/sys/bus/pci/devices/$(chip_addr)/iommu_group
+	if ! grep -qw intel_iommu=on /proc/cmdline; then
+		[ ! -e "$group" ] || fail "booted without an IOMMU, yet the chip is in an IOMMU group"
+		echo "no IOMMU: the chip reaches guest memory directly"
+		return
+	fi
+	[ -e "$group" ] || fail "booted with intel_iommu=on, but the chip has no IOMMU group"
+	# 5.10 has no type file; its default domain translates.
+	[ ! -e "$group/type" ] || grep -q '^DMA' "$group/type" ||
+		fail "IOMMU group type $(cat "$group/type"), not a translating one"
+	echo "the chip is in IOMMU group $(basename "$(readlink -f "$group")")," \
+		"type $(cat "$group/type" 2>/dev/null || echo 'DMA (5.10)')"
+}
+
 node_ok() {
 	[ -c "$APEX_DEV" ] || fail "$APEX_DEV is missing"
 	expect_eq "stat $APEX_DEV" "$(stat -c '%U:%G %a' "$APEX_DEV")" "root:apex 660"
@@ -260,7 +278,7 @@ reload_modules() {
 export -f fail expect_eq wait_until ctl sysattr chip_get chip_is wait_chip chip_cmd \
 	kmsg_mark dmesg_after dmesg_logged irq_count irq_count_above hwmon_dir \
 	module_loaded modules_loaded \
-	chip_addr node_ok by_path_ok no_world_nodes lspci_shows_chip driver_in_use \
+	chip_addr iommu_as_booted node_ok by_path_ok no_world_nodes lspci_shows_chip driver_in_use \
 	chips_without_driver \
 	sysfs_sane open_as dmesg_clean no_failed_units reload_modules
 

@@ -63,6 +63,8 @@ tap_passed && have_dev=1
 tap_check "/dev/apex/by-path/ names the chip" by_path_ok
 tap_check "no world-accessible apex node" no_world_nodes
 tap_check -v "lspci -nn shows the Coral Edge TPU [$APEX_PCI_ID]" lspci_shows_chip
+tap_check -v "the chip is behind a translating IOMMU exactly when booted with one" \
+	iommu_as_booted
 tap_check "lspci -k: kernel driver in use: apex" driver_in_use
 tap_check -v "modinfo describes every parameter of apex and gasket" params_described
 tap_check "sysfs attributes of apex_0 read sensibly" sysfs_sane

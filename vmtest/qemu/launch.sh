@@ -43,6 +43,10 @@ usage: launch.sh --run-dir DIR --base IMAGE --seed SEED [options]
   --devices N        emulated Apex chips, one apexsim each (default 1)
   --timeout SEC      kill the guest after SEC seconds (default 1200)
   --net              user-mode network (a cloud image fetches its own dkms)
+  --iommu            an emulated Intel IOMMU (intel-iommu,caching-mode=on),
+                     on in the guest (intel_iommu=on iommu.strict=1): the
+                     chips reach only what their driver has mapped, and a
+                     late DMA fails in apexsim (vmtest/apexsim/README.md)
 Environment:
   APEXSIM       the device server (default build/apexsim/apexsim)
   APEX_ACCEL    tcg (default) | kvm | auto (use KVM if a short probe boots)
@@ -56,7 +60,7 @@ EOF
 }
 
 # --- options -------------------------------------------------------------------
-run_dir='' base='' seed='' test_disk='' kernel='' initrd='' append='' net=0
+run_dir='' base='' seed='' test_disk='' kernel='' initrd='' append='' net=0 iommu=0
 devices=1 timeout=1200
 parse_args() {
 	while [ $# -gt 0 ]; do
@@ -71,6 +75,7 @@ parse_args() {
 		--devices) devices=$2; shift ;;
 		--timeout) timeout=$2; shift ;;
 		--net) net=1 ;;
+		--iommu) iommu=1 ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; apex_die "launch.sh: unknown argument '$1'" ;;
 		esac
@@ -78,6 +83,8 @@ parse_args() {
 	done
 	[ -n "$run_dir" ] && [ -n "$base" ] && [ -n "$seed" ] ||
 		{ usage >&2; apex_die "launch.sh: --run-dir, --base and --seed are required"; }
+	[ "$iommu" = 0 ] || [ -n "$kernel" ] ||
+		apex_die "launch.sh: --iommu needs --kernel: the guest kernel is told to use it"
 	local f
 	for f in "$base" "$seed" $test_disk $kernel $initrd; do
 		[ -f "$f" ] || apex_die "launch.sh: $f does not exist"
@@ -323,10 +330,17 @@ tcg_kernel_args() {
 # qemu_args: the machine. vCPUs, CPU model, memory and the translation-block
 # cache were chosen by timing the guest's DKMS build (vmtest/qemu/README.md).
 qemu_args() {
-	local mem=${APEX_MEM:-2048} accel_opt=$accel n dev cmdline
+	local mem=${APEX_MEM:-2048} accel_opt=$accel n dev cmdline iommu_dev=()
 	[ "$accel" != tcg ] || [ -z "${APEX_TB_SIZE:-}" ] || accel_opt+=",tb-size=$APEX_TB_SIZE"
+	# The IOMMU comes before the devices behind it. caching-mode: the
+	# guest announces every mapping it makes, which is how QEMU learns
+	# what to pass on to the chips' servers. Strict mode (below): an unmap
+	# takes effect before the driver's dma_unmap returns, not in a later
+	# batch, so memory a driver released is gone from the chip's view.
+	[ "$iommu" = 0 ] || iommu_dev=(-device intel-iommu,caching-mode=on)
 	args=(
 		-machine q35,memory-backend=mem -accel "$accel_opt"
+		"${iommu_dev[@]}"
 		-cpu "${APEX_CPU:-qemu64}" -smp "${APEX_SMP:-2}" -m "${mem}M"
 		-object "memory-backend-memfd,id=mem,size=${mem}M,share=on"
 		-nodefaults -no-user-config -display none
@@ -343,6 +357,7 @@ qemu_args() {
 		args+=(-drive "file=$(qpath "$test_disk"),format=raw,if=virtio,readonly=on")
 	if [ -n "$kernel" ]; then
 		cmdline="root=/dev/vda rw console=ttyS0$(tcg_kernel_args)"
+		[ "$iommu" = 0 ] || cmdline+=" intel_iommu=on iommu.strict=1"
 		args+=(-kernel "$(qpath "$kernel")"
 			-append "$cmdline $append${APEX_KERNEL_ARGS:+ $APEX_KERNEL_ARGS}")
 		[ -z "$initrd" ] || args+=(-initrd "$(qpath "$initrd")")

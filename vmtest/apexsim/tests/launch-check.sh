@@ -9,7 +9,7 @@
 # a request whose line the guest writes in two pieces, a poll apart, is
 # carried out once, whole, and a power cycle the guest asks for boots QEMU
 # again with fresh apexsims, even when the request and the power-off come
-# in the same instant.
+# in the same instant; --iommu puts the IOMMU before the devices.
 set -euo pipefail
 apexsim=$(realpath "${1:?usage: launch-check.sh APEXSIM}")
 here=$(cd "$(dirname "$0")" && pwd)
@@ -79,23 +79,24 @@ chmod +x "$work/bin/"*
 : >"$work/base.img"
 : >"$work/seed.img"
 
-# launch CASE: one fake guest with two chips, then check-run.sh on it;
-# launch.sh's exit status goes to CASE.rc. launch.sh starts with stdio
-# only (this shell's caller may have left others open; 255 is bash's own
-# and closes on exec), so that held-fds shows only what it passes on.
+# launch CASE [OPTION...]: one fake guest with two chips, then check-run.sh
+# on it; launch.sh's exit status goes to CASE.rc. launch.sh starts with
+# stdio only (this shell's caller may have left others open; 255 is bash's
+# own and closes on exec), so that held-fds shows only what it passes on.
 launch() {
-	local rc=0
+	local rc=0 name=$1
+	shift
 	(
 		for fd in /proc/"$BASHPID"/fd/*; do
 			fd=${fd##*/}
 			[ "$fd" -le 2 ] || [ "$fd" -eq 255 ] || eval "exec $fd>&-"
 		done
 		PATH=$work/bin:$PATH QEMU_ROOT=/ APEXSIM=$apexsim exec \
-			"$vmtest/qemu/launch.sh" --run-dir "$work/$1" --base "$work/base.img" \
-			--seed "$work/seed.img" --devices 2 --timeout 60
-	) >"$work/$1.launch" 2>&1 || rc=$?
-	echo "$rc" >"$work/$1.rc"
-	"$vmtest/check-run.sh" "$work/$1" "$rc" >"$work/$1.checks" 2>&1 || true
+			"$vmtest/qemu/launch.sh" --run-dir "$work/$name" --base "$work/base.img" \
+			--seed "$work/seed.img" --devices 2 --timeout 60 "$@"
+	) >"$work/$name.launch" 2>&1 || rc=$?
+	echo "$rc" >"$work/$name.rc"
+	"$vmtest/check-run.sh" "$work/$name" "$rc" >"$work/$name.checks" 2>&1 || true
 }
 
 # has CASE LINE: check-run.sh listed LINE (a regular expression).
@@ -116,6 +117,7 @@ FAKE_TAP='# apex-vmtest: stage3 start\n# apex-vmtest: request kill-apexsim 1\n'"
 # The request is written and QEMU exits at once: no poll sees it running.
 FAKE_TAP='# apex-vmtest: stage3 start\n# apex-vmtest: request power-cycle\n' \
 	FAKE_TAP_NEXT='# apex-vmtest: stage4 start\nok 1 - y\n' FAKE_SLEEP=0 launch instant &
+FAKE_TAP='ok 1 - x\n' FAKE_SLEEP=0 launch iommu --iommu --kernel "$work/base.img" &
 wait
 
 result "$(cat "$work/killed.rc")" "launch.sh: the guest powered off (fake QEMU exit 0)" \
@@ -185,6 +187,21 @@ result "$(awk \
 	"$work/instant/timeline" && echo 0 || echo 1)" \
 	"launch.sh: the timeline has both boots and the guest's lines in order" \
 	"$(cat "$work/instant/timeline")"
+
+# --iommu: the IOMMU is created before every device behind it, and the
+# guest kernel is told to use it, strictly.
+result "$(awk '{
+		gsub(/\\/, "")	# the printf %q quoting
+		for (i = 1; i <= NF; i++) {
+			if ($i == "intel-iommu,caching-mode=on") iommu = i
+			if ($i ~ /^-drive$|vfio-user-pci/ && !first) first = i
+		}
+		exit !(iommu && iommu < first && /intel_iommu=on iommu\.strict=1/)
+	}' "$work/iommu/qemu.cmdline" && echo 0 || echo 1)" \
+	"launch.sh --iommu: intel-iommu before the devices, intel_iommu=on iommu.strict=1" \
+	"$(cat "$work/iommu/qemu.cmdline")"
+result "$(grep -q intel-iommu "$work/clean/qemu.cmdline" && echo 1 || echo 0)" \
+	"launch.sh: no IOMMU without --iommu" "$(cat "$work/clean/qemu.cmdline")"
 
 rm -f "$work/clean/apexsim.status"
 "$vmtest/check-run.sh" "$work/clean" 0 >"$work/clean.checks" 2>&1 || true

@@ -357,7 +357,12 @@ qemu_args() {
 		args+=(-drive "file=$(qpath "$test_disk"),format=raw,if=virtio,readonly=on")
 	if [ -n "$kernel" ]; then
 		cmdline="root=/dev/vda rw console=ttyS0$(tcg_kernel_args)"
-		[ "$iommu" = 0 ] || cmdline+=" intel_iommu=on iommu.strict=1"
+		# reboot=force: the power-off skips machine_shutdown(), which
+		# would turn the IOMMU's translation off. QEMU then maps all of
+		# the guest's RAM for every chip at once, and one whose apexsim
+		# is gone (stage3 kills one) makes it abort ("vfio: DMA mapping
+		# failed"). Drivers' shutdown callbacks still run.
+		[ "$iommu" = 0 ] || cmdline+=" intel_iommu=on iommu.strict=1 reboot=force"
 		args+=(-kernel "$(qpath "$kernel")"
 			-append "$cmdline $append${APEX_KERNEL_ARGS:+ $APEX_KERNEL_ARGS}")
 		[ -z "$initrd" ] || args+=(-initrd "$(qpath "$initrd")")

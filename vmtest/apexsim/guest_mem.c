@@ -204,8 +204,6 @@ int gmem_unmap(struct guest_mem *gm, uint64_t iova, uint64_t size)
 		if (gm->win[j].iova < iova ||
 		    gm->win[j].iova + gm->win[j].size > end)
 			return -EINVAL;
-	if (j == i)
-		return -ENOENT;
 	for (k = i; k < j; k++) {
 		released_add(gm, gm->win[k].iova,
 			     gm->win[k].iova + gm->win[k].size);

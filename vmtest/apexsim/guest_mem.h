@@ -53,10 +53,11 @@ void gmem_fini(struct guest_mem *gm);
 int gmem_map(struct guest_mem *gm, uint64_t iova, uint64_t size, int fd,
 	     uint64_t offset, bool writable);
 /*
- * Remove the window that matches exactly, or every window lying wholly
- * inside [iova, iova + size), as VFIO's type1 IOMMU does. -ENOENT if none
- * does, -EINVAL (and nothing removed) if a window crosses an end of the
- * range. The removed ranges count as released.
+ * Remove every window lying wholly inside [iova, iova + size), none being
+ * no error, as VFIO's type1 IOMMU does (QEMU unmaps a whole IOMMU address
+ * space in power-of-two pieces, most of them empty). -EINVAL, and nothing
+ * removed, if a window crosses an end of the range. The removed ranges
+ * count as released.
  */
 int gmem_unmap(struct guest_mem *gm, uint64_t iova, uint64_t size);
 

@@ -12,7 +12,11 @@
  * old mappings raise SIGBUS, ioctls and mmap() on the old fd fail with
  * ENODEV, munmap() and close() work, and the module holds no reference.
  *
- *   apex-unbind DEVICE COMMAND [ARG...]
+ * With --remove, COMMAND takes the device off the bus instead (sysfs
+ * "remove": the kernel's removal path of a hot-unplug, the PCI device
+ * deleted), and the checks say so.
+ *
+ *   apex-unbind [--remove] DEVICE COMMAND [ARG...]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -88,11 +92,14 @@ static long long module_refcnt(const char *mod)
 	return v;
 }
 
+/* What COMMAND does to the device: "unbind" or "removal". */
+static const char *event = "unbind";
+
 static void expect_errno(int err, int want, const char *what)
 {
 	if (err != want)
 		tap_why("got %s", errname(err));
-	tap_ok(err == want, "after unbind: %s -> %s", what, errname(want));
+	tap_ok(err == want, "after %s: %s -> %s", event, what, errname(want));
 }
 
 static int mmap_errno(int fd, unsigned long off)
@@ -120,10 +127,15 @@ int main(int argc, char **argv)
 	long long refs;
 	long ms = 0;
 	int fd, efd, err, sig;
-	bool live;
+	bool live, removal = argc > 1 && !strcmp(argv[1], "--remove");
 
+	if (removal) {
+		event = "removal";
+		argc--;
+		argv++;
+	}
 	if (argc < 3 || argv[1][0] != '/') {
-		fputs("usage: apex-unbind DEVICE COMMAND [ARG...]\n", stderr);
+		fputs("usage: apex-unbind [--remove] DEVICE COMMAND [ARG...]\n", stderr);
 		return 2;
 	}
 
@@ -175,7 +187,7 @@ int main(int argc, char **argv)
 			      "a copy from the user buffer into the coherent buffer, with its interrupt");
 	}
 	if (!live) {
-		tap_skip_dep("the live session", "the unbind and what the old session sees");
+		tap_skip_dep("the live session", "the event and what the old session sees");
 		return tap_done();
 	}
 
@@ -194,31 +206,33 @@ int main(int argc, char **argv)
 	}
 	if (!live) {
 		inflight_end();
-		tap_skip_dep("the long copy", "the unbind and what the old session sees");
+		tap_skip_dep("the long copy", "the event and what the old session sees");
 		return tap_done();
 	}
 
 	if (!tap_ok(run_command(&argv[2], &ms),
-		    "unbind the driver while the session is live")) {
+		    removal ? "remove the chip from the bus while the session is live" :
+			      "unbind the driver while the session is live")) {
 		inflight_end();
-		tap_skip_dep("the unbind", "what the old session sees");
+		tap_skip_dep(event, "what the old session sees");
 		return tap_done();
 	}
-	tap_diag("unbind took %ld ms", ms);
-	inflight_check_stopped(&before, long_buf, "unbind");
+	tap_diag("%s took %ld ms", event, ms);
+	inflight_check_stopped(&before, long_buf, event);
 	tap_ok(!inflight_end(), "apexsim copy-rate 0: full speed again");
-	tap_ok(access(argv[1], F_OK) != 0, "after unbind: %s is gone", argv[1]);
+	tap_ok(access(argv[1], F_OK) != 0, "after %s: %s is gone", event, argv[1]);
 
 	sig = probe_read(te.regs, &val);
 	if (sig != SIGBUS)
 		tap_why("%s, read 0x%llx", sig_name(sig), (unsigned long long)val);
-	tap_ok(sig == SIGBUS, "after unbind: reading the old BAR mapping raises SIGBUS");
+	tap_ok(sig == SIGBUS, "after %s: reading the old BAR mapping raises SIGBUS", event);
 	sig = probe_read(coh, &val);
 	if (sig != SIGBUS)
 		tap_why("%s, read 0x%llx", sig_name(sig), (unsigned long long)val);
-	tap_ok(sig == SIGBUS, "after unbind: reading the old coherent mapping raises SIGBUS");
+	tap_ok(sig == SIGBUS, "after %s: reading the old coherent mapping raises SIGBUS",
+	       event);
 	tap_ok(buf_check(buf, BUF_SIZE, 3) < 0,
-	       "after unbind: the user buffer the chip had mapped is intact");
+	       "after %s: the user buffer the chip had mapped is intact", event);
 
 	expect_errno(pt_unmap(fd, buf, apex_simple_addr(0), BUF_SIZE), ENODEV,
 		     "UNMAP_BUFFER");
@@ -235,8 +249,8 @@ int main(int argc, char **argv)
 	errno = 0;
 	tap_ok(munmap((void *)te.regs, APEX_PAGE) == 0 &&
 	       munmap(coh, COHERENT_SIZE) == 0,
-	       "after unbind: munmap of both old mappings works");
-	tap_ok(close(fd) == 0, "after unbind: close works");
+	       "after %s: munmap of both old mappings works", event);
+	tap_ok(close(fd) == 0, "after %s: close works", event);
 	close(efd);
 	/* The file was the module's last user: nothing may hold it now. */
 	refs = module_refcnt("apex");

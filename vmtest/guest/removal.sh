@@ -117,19 +117,35 @@ reprobe_dead() {
 	done
 }
 
-# rebind_chip ADDR: after the unbind with a live session (apex-unbind),
-# binding the driver again gives a working, empty apex_0.
-rebind_chip() {
-	[ ! -e "/sys/bus/pci/devices/$1/driver" ] || fail "$1 is still bound"
-	echo "$1" >/sys/bus/pci/drivers/apex/bind || fail "bind $1 failed"
+# apex0_back ADDR: apex_0 is the chip at ADDR again, working and empty.
+apex0_back() {
 	udevadm settle -t 30 || true
 	wait_until 20 test -c /dev/apex_0 || fail "/dev/apex_0 did not come back"
 	expect_eq "apex_0 pci_address" "$(node_attr apex_0 pci_address)" "$1"
 	node_ok
 	node_is apex_0 ALIVE
-	"$APEX_TESTS/apex-demo" /dev/apex_0 >/dev/null || fail "apex-demo failed after the bind"
+	"$APEX_TESTS/apex-demo" /dev/apex_0 >/dev/null || fail "apex-demo failed on apex_0"
 	expect_eq "apex_0 node_0_num_mapped_pages" \
 		"$(node_attr apex_0 node_0_num_mapped_pages)" 0
+}
+
+# rebind_chip ADDR: after the unbind with a live session (apex-unbind),
+# binding the driver again gives a working, empty apex_0.
+rebind_chip() {
+	[ ! -e "/sys/bus/pci/devices/$1/driver" ] || fail "$1 is still bound"
+	echo "$1" >/sys/bus/pci/drivers/apex/bind || fail "bind $1 failed"
+	apex0_back "$1"
+}
+
+# rescan_chip ADDR: after the removal from the bus with a live session
+# (apex-unbind --remove), a rescan of the bus finds the chip again and
+# gives a working, empty apex_0.
+rescan_chip() {
+	[ ! -e "/sys/bus/pci/devices/$1" ] || fail "$1 is still on the bus"
+	echo 1 >/sys/bus/pci/rescan || fail "echo 1 > /sys/bus/pci/rescan failed"
+	wait_until 30 test -e "/sys/bus/pci/devices/$1/driver" ||
+		fail "no driver bound to $1 30 s after the rescan"
+	apex0_back "$1"
 }
 
 # reload_after_unbind: both modules unload and come back with every chip.
@@ -143,7 +159,7 @@ reload_after_unbind() {
 
 export -f node_attr node_is node_is_chip two_chips \
 	chip_gone remove_chip1 chip0_unaffected ctl_port_closed killed_chip0 unload_dead \
-	reprobe_dead rebind_chip reload_after_unbind
+	reprobe_dead apex0_back rebind_chip rescan_chip reload_after_unbind
 
 # run_unbind_checks: apex_0's driver unbound through sysfs while a process
 # holds a live session on it (apex-unbind checks what that session sees),
@@ -163,6 +179,25 @@ run_unbind_checks() {
 	tap_check -t 120 \
 		"modprobe -r apex gasket after the unbind, modprobe apex brings every chip back" \
 		reload_after_unbind
+}
+
+# run_bus_removal_checks: apex_0 taken off the bus through sysfs while a
+# process holds a live session on it: the kernel's removal path of a
+# hot-unplug, the PCI device deleted under the open file (QEMU's own
+# unplug, device_del, aborts QEMU 11.1.3 for a vfio-user device:
+# vmtest/qemu/README.md). Then a rescan brings it back.
+run_bus_removal_checks() {
+	local addr
+	if [ ! -c /dev/apex_0 ]; then
+		tap_deps_fail "/dev/apex_0 exists" "removal from the bus with a live session" \
+			"rescan after the removal"
+		return 0
+	fi
+	addr=$(node_attr apex_0 pci_address)
+	tap_prog -t 120 apex-unbind "$APEX_TESTS/apex-unbind" --remove /dev/apex_0 \
+		sh -c "echo 1 >/sys/bus/pci/devices/$addr/remove"
+	tap_check -t 90 "rescan finds $addr again: apex_0 ALIVE, test-engine round trip, nothing mapped" \
+		rescan_chip "$addr"
 }
 
 # run_removal_checks: the whole sequence, as TAP lines. With one chip (run

@@ -3,7 +3,8 @@
 # Guest stage 3 (root): where stage2 installed a new kernel, this runs in
 # that kernel (booted with kexec) and checks that the modules dkms built
 # for it autoload and work; otherwise it follows stage2 in the same boot.
-# Then a live session meets a function reset (restore.sh),
+# Then a live session meets an unbind, a removal from the bus (removal.sh)
+# and a function reset (restore.sh),
 # the chips vanish (removal.sh) and `apt-get purge` must leave nothing
 # behind. Then the guest asks the host for a power cycle, not a reboot:
 # QEMU cannot reset a machine whose apexsims have gone (vmtest/qemu/
@@ -54,6 +55,10 @@ run_doctor_checks
 # --- unbind with a live session: old mappings fault, old fds fail, rebind works
 tap_phase "unbind with a live session"
 run_unbind_checks
+
+# --- removed from the bus with a live session, then found by a rescan
+tap_phase "removal from the bus with a live session"
+run_bus_removal_checks
 
 # --- the chip loses its state under a live session: a function reset
 tap_phase "reset with a live session"

@@ -117,6 +117,14 @@ for prog in apex-unbind apex-restore; do
 		"exit $rc; $(cat "$work/prog")"
 done
 rc=0
+timeout 20 "$build/apex-unbind" --remove /nonexistent/apex_0 true >"$work/prog" 2>&1 || rc=$?
+result "$([ "$rc" = 1 ] && complete_tap "$work/prog" && echo 0 || echo 1)" \
+	"apex-unbind --remove without a device: complete TAP, failures, exit 1" \
+	"exit $rc; $(cat "$work/prog")"
+rc=0
+"$build/apex-unbind" --remove not-a-path >/dev/null 2>&1 || rc=$?
+result "$([ "$rc" = 2 ] && echo 0 || echo 1)" "apex-unbind --remove: usage error exits 2" "exit $rc"
+rc=0
 timeout 20 "$build/apex-demo" /nonexistent/apex_0 >/dev/null 2>&1 || rc=$?
 result "$([ "$rc" = 1 ] && echo 0 || echo 1)" "apex-demo without a device exits 1" "exit $rc"
 # Paths that do not exist: it fails at open(), before any module syscall.

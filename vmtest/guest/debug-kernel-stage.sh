@@ -125,6 +125,8 @@ tap_check -t 120 "modprobe apex after the cycles: both chips back, $APEX_DEV roo
 # --- stage3's device tests ----------------------------------------------------------
 tap_phase "unbind with a live session"
 run_unbind_checks
+tap_phase "removal from the bus with a live session"
+run_bus_removal_checks
 tap_phase "reset with a live session"
 run_restore_checks
 tap_phase "chips that vanish"

@@ -43,6 +43,7 @@
 #define MAP_PAGES 16
 
 static const char *dev;
+static size_t page;	/* the kernel's page size: what MAP_BUFFER and mmap take */
 
 /* A call run in its own thread, so that a blocked one can be detected. */
 struct job {
@@ -91,15 +92,15 @@ static int do_table_size(struct job *j)
 
 static int do_map(struct job *j)
 {
-	return pt_map(j->fd, j->buf, j->dev_addr, APEX_PAGE);
+	return pt_map(j->fd, j->buf, j->dev_addr, page);
 }
 
 static int do_map_unmap(struct job *j)
 {
-	int err = pt_map(j->fd, j->buf, j->dev_addr, MAP_PAGES * APEX_PAGE);
+	int err = pt_map(j->fd, j->buf, j->dev_addr, MAP_PAGES * page);
 
 	return err ? err : pt_unmap(j->fd, j->buf, j->dev_addr,
-				    MAP_PAGES * APEX_PAGE);
+				    MAP_PAGES * page);
 }
 
 /*
@@ -176,7 +177,7 @@ static bool stall_setup(struct stall_page *s, struct job *other, bool ready,
 {
 	int err;
 
-	other->buf = buf_alloc(MAP_PAGES * APEX_PAGE);
+	other->buf = buf_alloc(MAP_PAGES * page);
 	err = stall_page_init(s);
 	if (err)
 		tap_why("userfaultfd: %s", errname(err));
@@ -189,7 +190,7 @@ static bool stall_setup(struct stall_page *s, struct job *other, bool ready,
 
 static void test_stalled_argument(int fd_ro, int fd_rw)
 {
-	struct gasket_page_table_ioctl *arg = buf_alloc(APEX_PAGE);
+	struct gasket_page_table_ioctl *arg = buf_alloc(page);
 	struct stall_page s;
 	struct job stalled = { .fn = do_table_size, .fd = fd_ro, .done = -1 };
 	struct job other = {
@@ -202,7 +203,7 @@ static void test_stalled_argument(int fd_ro, int fd_rw)
 			 "the stalled argument"))
 		return;
 	stalled.buf = s.page;
-	memset(arg, 0, APEX_PAGE);
+	memset(arg, 0, page);
 	arg->page_table_index = 0;
 	if (run_beside_stall(&s, &stalled, &other, arg, what,
 			     "MAP_BUFFER + UNMAP_BUFFER of 64 KiB on the owner's descriptor",
@@ -221,7 +222,7 @@ static void test_stalled_argument(int fd_ro, int fd_rw)
 
 static void test_stalled_pin(int fd_rw, int fd_rw2)
 {
-	void *zero = buf_alloc(APEX_PAGE);
+	void *zero = buf_alloc(page);
 	struct stall_page s;
 	struct job stalled = {
 		.fn = do_map, .fd = fd_rw, .dev_addr = apex_simple_addr(200),
@@ -237,7 +238,7 @@ static void test_stalled_pin(int fd_rw, int fd_rw2)
 	if (!stall_setup(&s, &other, zero != NULL, "a second page registered with userfaultfd",
 			 "the stalled pin"))
 		return;
-	memset(zero, 0, APEX_PAGE);
+	memset(zero, 0, page);
 	stalled.buf = s.page;
 	/*
 	 * Older kernels (5.10 and 6.1 here) fault pages in for long-term
@@ -249,7 +250,7 @@ static void test_stalled_pin(int fd_rw, int fd_rw2)
 			     "MAP_BUFFER + UNMAP_BUFFER on another descriptor",
 			     "this kernel's long-term pinning refuses a userfaultfd page with EFAULT instead of waiting for it")) {
 		err = stalled.err ? stalled.err :
-		      pt_unmap(fd_rw, s.page, stalled.dev_addr, APEX_PAGE);
+		      pt_unmap(fd_rw, s.page, stalled.dev_addr, page);
 		if (err)
 			tap_why("%s", errname(err));
 		tap_ok(!err, "%s completes once its page arrives, and unmaps", what);
@@ -260,15 +261,15 @@ static void test_stalled_pin(int fd_rw, int fd_rw2)
 /* mprotect(PROT_EXEC) of a fresh mapping at @off: 0 or the errno. */
 static int exec_errno(int fd, unsigned long off, int *map_err)
 {
-	void *p = mmap(NULL, APEX_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+	void *p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		       (off_t)off);
 	int err;
 
 	*map_err = p == MAP_FAILED ? errno : 0;
 	if (*map_err)
 		return 0;
-	err = mprotect(p, APEX_PAGE, PROT_READ | PROT_EXEC) ? errno : 0;
-	munmap(p, APEX_PAGE);
+	err = mprotect(p, page, PROT_READ | PROT_EXEC) ? errno : 0;
+	munmap(p, page);
 	return err;
 }
 
@@ -308,17 +309,18 @@ static void test_no_exec(int fd)
 		tap_ok(false, "mappings of the device cannot become executable");
 		return;
 	}
-	p = mmap(NULL, APEX_PAGE, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0x44000);
+	p = mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0x40000);
 	err = p == MAP_FAILED ? errno : 0;
 	if (!err)
-		munmap(p, APEX_PAGE);
+		munmap(p, page);
 	if (err != EPERM)
 		tap_why("got %s", errname(err));
-	tap_ok(err == EPERM, "mmap of BAR2 region 0x44000 with PROT_EXEC -> EPERM");
-	expect_no_exec(fd, 0x44000, "a BAR2 mapping (0x44000)");
+	tap_ok(err == EPERM, "mmap of BAR2 region 0x40000 with PROT_EXEC -> EPERM");
+	if (bar2_window_maps(0x44000, page))
+		expect_no_exec(fd, 0x44000, "a BAR2 mapping (0x44000)");
 	expect_no_exec(fd, 0x40000, "the test engine mapping (0x40000)");
 
-	err = coherent(fd, 1, 4 * APEX_PAGE, 0);
+	err = coherent(fd, 1, 4 * page, 0);
 	if (err) {
 		tap_why("CONFIG_COHERENT_ALLOCATOR: %s", errname(err));
 		tap_ok(false, "mprotect(PROT_EXEC) of the coherent buffer -> EACCES");
@@ -333,7 +335,7 @@ static void test_no_exec(int fd)
 
 static void test_coherent_size(int fd)
 {
-	static const uint64_t sizes[] = { 100, APEX_PAGE + 1, 4 * APEX_PAGE - 1 };
+	const uint64_t sizes[] = { 100, page + 1, 4 * page - 1 };
 	void *p;
 	size_t i;
 	int err;
@@ -348,14 +350,14 @@ static void test_coherent_size(int fd)
 			coherent(fd, 0, 0, COHERENT_OFFSET);
 	}
 	/* Nothing was allocated: nothing to map, and a good size still works. */
-	p = mmap(NULL, APEX_PAGE, PROT_READ, MAP_SHARED, fd, COHERENT_OFFSET);
+	p = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, COHERENT_OFFSET);
 	err = p == MAP_FAILED ? errno : 0;
 	if (!err)
-		munmap(p, APEX_PAGE);
+		munmap(p, page);
 	if (err != EINVAL)
 		tap_why("mmap returned %s", errname(err));
 	tap_ok(err == EINVAL, "after them no coherent buffer exists (mmap -> EINVAL)");
-	err = coherent(fd, 1, 4 * APEX_PAGE, 0);
+	err = coherent(fd, 1, 4 * page, 0);
 	if (!err)
 		err = coherent(fd, 0, 0, COHERENT_OFFSET);
 	if (err)
@@ -374,7 +376,7 @@ static void test_coherent_size(int fd)
  */
 static void test_read_only_buffers(int fd)
 {
-	const size_t size = MAP_PAGES * APEX_PAGE;
+	const size_t size = MAP_PAGES * page;
 	const uint64_t src_dev = apex_simple_addr(300);
 	const uint64_t dst_dev = apex_simple_addr(400);
 	uint8_t *ro = buf_alloc(size), *src = buf_alloc(size);
@@ -450,6 +452,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dev = apex_dev_path(argc, argv);
+	page = (size_t)sysconf(_SC_PAGESIZE);
 	fd_rw = open(dev, O_RDWR | O_CLOEXEC);
 	fd_rw2 = open(dev, O_RDWR | O_CLOEXEC);
 	fd_ro = open(dev, O_RDONLY | O_CLOEXEC);

@@ -30,6 +30,7 @@
 #define E_OWNED EPERM
 
 static const char *dev;
+static size_t page;	/* the kernel's page size: what MAP_BUFFER takes */
 
 /* What a child process does; returns 0 or a positive errno. */
 typedef int (*child_fn)(void *arg);
@@ -110,12 +111,12 @@ static int do_table_size(int fd, void *arg)
 
 static int do_map(int fd, void *buf)
 {
-	return pt_map(fd, buf, apex_simple_addr(100), APEX_PAGE);
+	return pt_map(fd, buf, apex_simple_addr(100), page);
 }
 
 static int do_unmap(int fd, void *buf)
 {
-	return pt_unmap(fd, buf, apex_simple_addr(16), APEX_PAGE);
+	return pt_unmap(fd, buf, apex_simple_addr(16), page);
 }
 
 static int do_set_eventfd(int fd, void *arg)
@@ -166,13 +167,13 @@ static int do_gate_clock(int fd, void *arg)
 
 static int do_mmap_write(int fd, void *arg)
 {
-	void *p = mmap(NULL, APEX_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+	void *p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		       TE_MMAP_OFFSET);
 
 	(void)arg;
 	if (p == MAP_FAILED)
 		return errno;
-	munmap(p, APEX_PAGE);
+	munmap(p, page);
 	return 0;
 }
 
@@ -248,6 +249,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dev = apex_dev_path(argc, argv);
+	page = (size_t)sysconf(_SC_PAGESIZE);
 	tap_diag("running as uid %u", (unsigned)getuid());
 	tap_ok(getuid() != 0, "runs unprivileged (ownership is only enforced without CAP_SYS_ADMIN)");
 
@@ -264,8 +266,8 @@ int main(int argc, char **argv)
 		tap_why("%s", strerror(errno));
 	tap_ok(fd2 >= 0, "the owner opens a second read-write handle");
 
-	buf = buf_alloc(APEX_PAGE);
-	err = buf ? pt_map(fd, buf, apex_simple_addr(16), APEX_PAGE) : ENOMEM;
+	buf = buf_alloc(page);
+	err = buf ? pt_map(fd, buf, apex_simple_addr(16), page) : ENOMEM;
 	expect(err, 0, "owner (unprivileged) MAP_BUFFER");
 	pages = sysfs_num(dev, "node_0_num_mapped_pages");
 
@@ -279,7 +281,7 @@ int main(int argc, char **argv)
 	tap_ok(sysfs_num(dev, "node_0_num_mapped_pages") == pages &&
 		       owner_is(getpid()),
 	       "refused calls left the owner's mapping and ownership alone");
-	expect(pt_unmap(fd, buf, apex_simple_addr(16), APEX_PAGE), 0,
+	expect(pt_unmap(fd, buf, apex_simple_addr(16), page), 0,
 	       "owner UNMAP_BUFFER");
 	expect(dev_reset(fd, false), 0, "owner (unprivileged) RESET");
 
@@ -308,6 +310,6 @@ int main(int argc, char **argv)
 	expect(in_child(child_open_rw, NULL), 0,
 	       "second process opens read-write after the holder was killed");
 	tap_ok(owner_is(0), "no owner left");
-	buf_free(buf, APEX_PAGE);
+	buf_free(buf, page);
 	return tap_done();
 }

@@ -33,7 +33,7 @@
 #include "te.h"
 
 #define COHERENT_OFFSET 0x1000000UL
-#define COHERENT_SIZE (16 * APEX_PAGE)
+#define COHERENT_SIZE (16 * kernel_page())
 #define BUF_SIZE (64 * 1024)
 #define SIMPLE_ENTRIES 4096
 #define TE_IRQ_SRC 4
@@ -61,8 +61,8 @@ static void *hammer_run(void *arg)
 	int err;
 
 	while (!atomic_load(&h->stop) || mapped) {
-		err = mapped ? pt_unmap(h->fd, h->page, dev, APEX_PAGE) :
-			       pt_map(h->fd, h->page, dev, APEX_PAGE);
+		err = mapped ? pt_unmap(h->fd, h->page, dev, kernel_page()) :
+			       pt_map(h->fd, h->page, dev, kernel_page());
 		if (!err) {
 			mapped = !mapped;
 			atomic_fetch_add(&h->ok, 1);
@@ -73,7 +73,7 @@ static void *hammer_run(void *arg)
 			atomic_fetch_add(&h->other, 1);
 			atomic_store(&h->other_err, err);
 			if (mapped)	/* leave nothing behind, then give up */
-				pt_unmap(h->fd, h->page, dev, APEX_PAGE);
+				pt_unmap(h->fd, h->page, dev, kernel_page());
 			break;
 		}
 	}
@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 	}
 	buf = buf_alloc(BUF_SIZE);
 	ebuf = buf_alloc(BUF_SIZE);
-	h.page = buf_alloc(APEX_PAGE);
+	h.page = buf_alloc(kernel_page());
 	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (!err && (!buf || !ebuf || !h.page || efd < 0))
 		err = ENOMEM;
@@ -242,6 +242,6 @@ int main(int argc, char **argv)
 	close(efd);
 	buf_free(buf, BUF_SIZE);
 	buf_free(ebuf, BUF_SIZE);
-	buf_free(h.page, APEX_PAGE);
+	buf_free(h.page, kernel_page());
 	return tap_done();
 }

@@ -37,7 +37,7 @@
 #include "te.h"
 
 #define COHERENT_OFFSET 0x1000000UL
-#define COHERENT_SIZE (16 * APEX_PAGE)
+#define COHERENT_SIZE (16 * kernel_page())
 #define BUF_SIZE (64 * 1024)
 #define TE_IRQ_SRC 4
 #define COPY_TIMEOUT_MS 10000
@@ -104,12 +104,12 @@ static void expect_errno(int err, int want, const char *what)
 
 static int mmap_errno(int fd, unsigned long off)
 {
-	void *p = mmap(NULL, APEX_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+	void *p = mmap(NULL, kernel_page(), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		       (off_t)off);
 
 	if (p == MAP_FAILED)
 		return errno;
-	munmap(p, APEX_PAGE);
+	munmap(p, kernel_page());
 	return 0;
 }
 
@@ -247,7 +247,7 @@ int main(int argc, char **argv)
 		     "mmap of the coherent buffer");
 
 	errno = 0;
-	tap_ok(munmap((void *)te.regs, APEX_PAGE) == 0 &&
+	tap_ok(munmap((void *)te.regs, kernel_page()) == 0 &&
 	       munmap(coh, COHERENT_SIZE) == 0,
 	       "after %s: munmap of both old mappings works", event);
 	tap_ok(close(fd) == 0, "after %s: close works", event);

@@ -18,6 +18,26 @@
 #include "apexdev.h"
 #include "tap.h"
 
+size_t kernel_page(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+bool bar2_window_maps(unsigned long off, size_t page)
+{
+	/* The windows and the largest page that maps each (apex_main.c). */
+	static const struct {
+		unsigned long off;
+		size_t max_page;
+	} windows[] = { { 0x40000, 16384 }, { 0x44000, 4096 }, { 0x48000, 4096 } };
+	size_t i;
+
+	for (i = 0; i < sizeof(windows) / sizeof(windows[0]); i++)
+		if (windows[i].off == off)
+			return off % page == 0 && page <= windows[i].max_page;
+	return false;
+}
+
 const char *errname(int err)
 {
 	static char buf[16];

@@ -45,6 +45,16 @@ static inline uint64_t apex_ext_addr(unsigned int lvl0, unsigned int lvl1)
 #define APEX_DMA_FROM_DEVICE APEX_DMA_FLAGS(GASKET_PT_DMA_FROM_DEVICE)
 #define APEX_DMA_NONE APEX_DMA_FLAGS(3)
 
+/* The kernel's page size (getconf PAGESIZE): MAP_BUFFER and mmap() take whole ones. */
+size_t kernel_page(void);
+
+/*
+ * Whether mmap() of the 4 KiB BAR2 window at @off maps with kernel pages of
+ * @page bytes: only where that whole page holds no driver-only register
+ * (0x40000 up to 16 KiB pages; 0x44000 and 0x48000 with 4 KiB pages only).
+ */
+bool bar2_window_maps(unsigned long off, size_t page);
+
 /* "EINVAL" for EINVAL, "0" for success. */
 const char *errname(int err);
 

@@ -26,12 +26,12 @@ int stall_page_init(struct stall_page *s)
 		return errno;
 	if (ioctl(s->uffd, UFFDIO_API, &api))
 		return errno;
-	s->page = mmap(NULL, APEX_PAGE, PROT_READ | PROT_WRITE,
+	s->page = mmap(NULL, kernel_page(), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (s->page == MAP_FAILED)
 		return errno;
 	reg.range.start = (uintptr_t)s->page;
-	reg.range.len = APEX_PAGE;
+	reg.range.len = kernel_page();
 	return ioctl(s->uffd, UFFDIO_REGISTER, &reg) ? errno : 0;
 }
 
@@ -44,7 +44,7 @@ bool stall_page_hit(struct stall_page *s, int ms)
 	    (ssize_t)sizeof(msg))
 		return false;
 	return msg.event == UFFD_EVENT_PAGEFAULT &&
-	       (msg.arg.pagefault.address & ~(APEX_PAGE - 1)) ==
+	       (msg.arg.pagefault.address & ~(kernel_page() - 1)) ==
 	       (uintptr_t)s->page;
 }
 
@@ -53,7 +53,7 @@ int stall_page_serve(struct stall_page *s, const void *content)
 	struct uffdio_copy copy = {
 		.dst = (uintptr_t)s->page,
 		.src = (uintptr_t)content,
-		.len = APEX_PAGE,
+		.len = kernel_page(),
 	};
 
 	return ioctl(s->uffd, UFFDIO_COPY, &copy) ? errno : 0;
@@ -62,7 +62,7 @@ int stall_page_serve(struct stall_page *s, const void *content)
 void stall_page_fini(struct stall_page *s)
 {
 	if (s->page != MAP_FAILED)
-		munmap(s->page, APEX_PAGE);
+		munmap(s->page, kernel_page());
 	if (s->uffd >= 0)
 		close(s->uffd);
 }

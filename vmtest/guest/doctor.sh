@@ -252,7 +252,20 @@ doctor_no_chip() {
 		as_user tpuuser "$APEX_DOCTOR" --json
 }
 
-export -f doctor_says as_user doctor_healthy doctor_no_headers doctor_build_failed \
+# A kernel with pages larger than 4 KiB (arm64-16k): the machine is healthy
+# for the driver, but the Coral runtime cannot run; apex-doctor must say
+# so, name the 4 KiB kernel, and find nothing else wrong.
+doctor_large_pages() {
+	local kib=$(($(getconf PAGESIZE) / 1024))
+	doctor_says 1 "^pagesize +FAIL: the kernel uses $kib KiB pages.*linux-image-arm64 \\(not -16k\\)" \
+		as_user tpuuser "$APEX_DOCTOR"
+	cat "$APEX_DOCTOR_OUT"
+	grep -q '^result: NOT usable by tpuuser: 1 problem(s)' "$APEX_DOCTOR_OUT" ||
+		fail "a problem besides the page size"
+	doctor_says 1 '"usable":false' as_user tpuuser "$APEX_DOCTOR" --json
+}
+
+export -f doctor_says as_user doctor_healthy doctor_large_pages doctor_no_headers doctor_build_failed \
 	doctor_not_loaded doctor_other_driver doctor_not_member doctor_not_in_login \
 	doctor_node_mode doctor_memlock doctor_dead doctor_dead_chips doctor_no_chip
 
@@ -263,8 +276,14 @@ run_doctor_checks() {
 		tap_dep_fail "apex-doctor checks" "$APEX_DOCTOR installed and $APEX_DEV usable"
 		return 0
 	fi
-	d="apex-doctor on a healthy machine: all ok, exit 0 (tpuuser, --json, root)"
-	tap_check -t 120 -v "$d" doctor_healthy
+	if [ "$(getconf PAGESIZE)" = 4096 ]; then
+		d="apex-doctor on a healthy machine: all ok, exit 0 (tpuuser, --json, root)"
+		tap_check -t 120 -v "$d" doctor_healthy
+	else
+		d="apex-doctor with $(($(getconf PAGESIZE) / 1024)) KiB pages: pagesize FAIL"
+		tap_check -t 120 -v "$d naming the 4 KiB kernel, nothing else, exit 1" \
+			doctor_large_pages
+	fi
 	if [ ! -e "$APEX_DOCTOR_STATES_FILE" ]; then
 		d="the broken states for apex-doctor are induced in the guests"
 		tap_diag "$d whose test disk says so (APEX_DOCTOR_SUITES)"

@@ -23,8 +23,12 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work" "$out.tmp"' EXIT
-# trixie-backports is trixie's userland: its ccache comes from trixie.
-apex_private_apt "$root" "$work" "$out.tmp" "${suite%-backports}"
+# trixie-backports and trixie-arm64[-16k] are trixie's userland: their
+# ccache comes from trixie, for the root's architecture.
+dist=${suite%-backports}
+dist=${dist%-arm64*}
+apex_apt_arch=$(apex_suite_arch "$suite")
+apex_private_apt "$root" "$work" "$out.tmp" "$dist"
 apex_stage "ccache: downloading it for $suite"
 { "${apex_apt[@]}" update && "${apex_apt[@]}" install -y -d --no-install-recommends ccache; } \
 	>"$work/log" 2>&1 || {

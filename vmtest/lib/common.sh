@@ -147,6 +147,7 @@ apex_apt_opts() {
 # apt-get that sees ROOT's installed packages and only SUITE... of the
 # mirror, keeps its state in WORK and downloads into ARCHIVES: what a guest
 # made from ROOT would fetch, with nothing from the host's sources or pins.
+# Packages are for amd64, or for the architecture in apex_apt_arch.
 apex_private_apt() {
 	local root=$1 work=$2 archives=$3 mirror s
 	shift 3
@@ -160,7 +161,8 @@ apex_private_apt() {
 		-o Dir::Etc::Preferences="$work/parts/none" -o Dir::State::Lists="$work/lists"
 		-o Dir::Cache="$work/cache" -o Dir::Cache::Archives="$archives"
 		-o Dir::State::status="$root/var/lib/dpkg/status" -o Debug::NoLocking=1
-		-o APT::Architecture=amd64 -o APT::Architectures::=amd64)
+		-o APT::Architecture="${apex_apt_arch:-amd64}"
+		-o APT::Architectures::="${apex_apt_arch:-amd64}")
 	[ "${APEX_ALLOW_EXPIRED:-0}" != 1 ] || apex_apt+=(-o Acquire::Check-Valid-Until=false)
 }
 
@@ -232,6 +234,15 @@ apex_compile_store() {
 		max_size = 1G
 	CONF
 	printf '%s\n' "$store"
+}
+
+# apex_suite_arch SUITE: the Debian architecture of SUITE's guests and root
+# (vmtest/mkroot): arm64 for SUITE-arm64 and SUITE-arm64-16k, else amd64.
+apex_suite_arch() {
+	case $1 in
+	*-arm64 | *-arm64-16k) echo arm64 ;;
+	*) echo amd64 ;;
+	esac
 }
 
 # apex_hash FILE...: short hash of a recipe, for cache keys.

@@ -30,6 +30,13 @@ fi
 suite=$1 out=$2 deb_dir=$3 upgrade_dir=$4 kernel_dir=${5:-}
 apex_need unshare util-linux
 [ "$(id -u)" = 0 ] || apex_die "needs root (overlay mount and chroot)"
+# An arm64 root's compiler and dkms are arm64 programs: QEMU runs them here
+# (user-mode emulation, several times slower than natively, but much faster
+# than the guest's full emulation). Only the chroot runs where they can:
+# the overlay must be mounted outside a user namespace, where overlayfs
+# refuses to rename directories (EXDEV, which dpkg does not expect).
+in_root=()
+[ "$(apex_suite_arch "$suite")" = amd64 ] || in_root=("$here/lib/arm64-userns")
 
 root=$("$apex_top/vmtest/mkroot" "$suite")
 ccache_debs=$("$here/image/fetch-ccache.sh" "$suite")
@@ -104,7 +111,7 @@ fi
 ccache -s
 STEPS
 apex_in_compile_overlay "$ccache_debs" "$root" "$work" "$out" /seed \
-	chroot "$work/merged" /usr/bin/env -i \
+	"${in_root[@]}" chroot "$work/merged" /usr/bin/env -i \
 	HOME=/root LC_ALL=C PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
 	bash /seed/pkgs/steps.sh >"$out/seed.log" 2>&1 || {
 	tail -n 30 "$out/seed.log" >&2

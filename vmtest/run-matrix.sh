@@ -60,6 +60,12 @@ pkgs=$apex_top/build/vmtest-matrix
 
 apex_build "$log" "matrix: building apexsim" make -C "$apex_top/vmtest/apexsim"
 apex_build "$log" "matrix: building the guest tests" make -C "$apex_top/vmtest/guest"
+for s in "$@"; do
+	[ "$(apex_suite_arch "$s")" = arm64 ] || continue
+	apex_build "$log" "matrix: building the guest tests for arm64" \
+		"$here/arm64/guest-tests.sh" "$apex_top/build/guest-arm64"
+	break
+done
 apex_build "$log" "matrix: building the package" "$apex_top/tests/build-deb.sh" \
 	--outdir "$pkgs/deb"
 apex_build "$log" "matrix: building the upgrade package" apex_upgrade_deb "$pkgs/deb-upgrade"

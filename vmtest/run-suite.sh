@@ -54,6 +54,10 @@ run_dir=${APEX_RUN_DIR:-$apex_top/results/$(date +%Y%m%d-%H%M%S)-$suite}
 mkdir -p "$run_dir"
 apex_stage "$suite: logs in $run_dir"
 debs=${APEX_DEBS:-$apex_top/build/deb}
+# The arm64 suites (vmtest/mkroot) boot on QEMU's virt machine, with the
+# guest tests cross-built for them.
+arch=$(apex_suite_arch "$suite") guest_tests=$apex_top/build/guest
+[ "$arch" = amd64 ] || guest_tests=$apex_top/build/guest-$arch
 upgrade_debs=${APEX_UPGRADE_DEBS:-$apex_top/build/deb-upgrade}
 # The run's timeline: its own steps here, QEMU's and the guest's from launch.sh.
 timeline() {
@@ -64,7 +68,12 @@ timeline() {
 log=$run_dir/build.log
 if [ "${APEX_PREBUILT:-0}" != 1 ]; then
 	apex_build "$log" "$suite: building apexsim" make -C "$apex_top/vmtest/apexsim"
-	apex_build "$log" "$suite: building the guest tests" make -C "$apex_top/vmtest/guest"
+	if [ "$arch" = amd64 ]; then
+		apex_build "$log" "$suite: building the guest tests" make -C "$apex_top/vmtest/guest"
+	else
+		apex_build "$log" "$suite: building the guest tests for arm64" \
+			"$here/arm64/guest-tests.sh" "$guest_tests"
+	fi
 	apex_build "$log" "$suite: building the package" make -C "$apex_top" deb
 	apex_build "$log" "$suite: building the upgrade package" apex_upgrade_deb
 fi
@@ -101,7 +110,7 @@ if [ -z "$cloud_image" ] && [ "${APEX_COMPILE_CACHE:-1}" = 1 ]; then
 fi
 timeline "test disk"
 "$here/image/build-testdisk.sh" "${disk_opts[@]}" "$run_dir/apextest.img" \
-	"$debs" "$apex_top/build/guest"
+	"$debs" "$guest_tests"
 "$here/cloud-init/make-seed.sh" "$run_dir/seed.img"
 
 # In a matrix a queued guest is prepared (image, compile cache, test disk)
@@ -109,6 +118,7 @@ timeline "test disk"
 apex_wait_slot "$run_dir" "$suite"
 
 [[ " ${APEX_IOMMU_SUITES-bullseye trixie-backports} " != *" $suite "* ]] || boot+=(--iommu)
+[ "$arch" = amd64 ] || boot+=(--arch "$arch")
 status=0
 "$here/qemu/launch.sh" --run-dir "$run_dir" "${boot[@]}" \
 	--seed "$run_dir/seed.img" --test-disk "$run_dir/apextest.img" \

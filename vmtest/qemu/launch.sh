@@ -47,10 +47,12 @@ usage: launch.sh --run-dir DIR --base IMAGE --seed SEED [options]
                      on in the guest (intel_iommu=on iommu.strict=1): the
                      chips reach only what their driver has mapped, and a
                      late DMA fails in apexsim (vmtest/apexsim/README.md)
+  --arch A           amd64 (default: a q35 PC) or arm64 (QEMU's virt
+                     machine; needs --kernel)
 Environment:
   APEXSIM       the device server (default build/apexsim/apexsim)
   APEX_ACCEL    tcg (default) | kvm | auto (use KVM if a short probe boots)
-  APEX_CPU      QEMU CPU model (default qemu64)
+  APEX_CPU      QEMU CPU model (default qemu64; arm64: max,pauth-impdef=on)
   APEX_SMP      vCPUs (default 2)
   APEX_MEM      guest memory in MiB (default 2048)
   APEX_TB_SIZE  TCG translation-block cache in MiB (default: QEMU's)
@@ -60,7 +62,7 @@ EOF
 }
 
 # --- options -------------------------------------------------------------------
-run_dir='' base='' seed='' test_disk='' kernel='' initrd='' append='' net=0 iommu=0
+run_dir='' base='' seed='' test_disk='' kernel='' initrd='' append='' net=0 iommu=0 arch=amd64
 devices=1 timeout=1200
 parse_args() {
 	while [ $# -gt 0 ]; do
@@ -76,6 +78,7 @@ parse_args() {
 		--timeout) timeout=$2; shift ;;
 		--net) net=1 ;;
 		--iommu) iommu=1 ;;
+		--arch) arch=$2; shift ;;
 		-h | --help) usage; exit 0 ;;
 		*) usage >&2; apex_die "launch.sh: unknown argument '$1'" ;;
 		esac
@@ -85,6 +88,15 @@ parse_args() {
 		{ usage >&2; apex_die "launch.sh: --run-dir, --base and --seed are required"; }
 	[ "$iommu" = 0 ] || [ -n "$kernel" ] ||
 		apex_die "launch.sh: --iommu needs --kernel: the guest kernel is told to use it"
+	case $arch in
+	amd64) qemu_system=qemu-system-x86_64 ;;
+	arm64) qemu_system=qemu-system-aarch64 ;;
+	*) apex_die "launch.sh: --arch must be amd64 or arm64, not '$arch'" ;;
+	esac
+	[ "$arch" = amd64 ] || [ -n "$kernel" ] ||
+		apex_die "launch.sh: --arch $arch needs --kernel: its machine has no firmware here"
+	[ "$arch" = amd64 ] || [ "$iommu" = 0 ] ||
+		apex_die "launch.sh: --iommu is an Intel IOMMU, for --arch amd64 only"
 	local f
 	for f in "$base" "$seed" $test_disk $kernel $initrd; do
 		[ -f "$f" ] || apex_die "launch.sh: $f does not exist"
@@ -272,16 +284,31 @@ make_overlay() {
 		apex_die "qemu-img could not create the overlay: $(cat "$run_dir/qemu.log")"
 }
 
+# machine_args: for --arch, the machine and the serial console its kernel
+# writes to.
+machine_args() {
+	case $arch in
+	amd64) machine=q35 console=ttyS0 ;;
+	arm64) machine=virt,gic-version=3 console=ttyAMA0 ;;
+	esac
+}
+
 # KVM hangs on some hosts instead of failing, so it is used only when asked
-# for, or when a guest kernel boots under it within a short time.
+# for, or when a guest kernel boots under it within a short time. Only a
+# guest of the host's own architecture can use it.
 kvm_works() {
-	local pid i log=$run_dir/kvm-probe.log
+	local pid i log=$run_dir/kvm-probe.log cpu=()
 	[ -n "$kernel" ] && [ -w /dev/kvm ] || return 1
+	case $arch-$(uname -m) in
+	amd64-x86_64) ;;
+	arm64-aarch64) cpu=(-cpu host) ;;
+	*) return 1 ;;
+	esac
 	# Without an initrd the kernel panics at once and -no-reboot ends QEMU.
-	in_root qemu-system-x86_64 -accel kvm -machine q35 -m 256 -nodefaults \
+	in_root "$qemu_system" -accel kvm -machine "$machine" "${cpu[@]}" -m 256 -nodefaults \
 		-no-user-config -display none -no-reboot \
 		-chardev "file,id=con,path=$(qpath "$log")" -serial chardev:con \
-		-kernel "$(qpath "$kernel")" -append 'console=ttyS0 panic=-1' >/dev/null 2>&1 &
+		-kernel "$(qpath "$kernel")" -append "console=$console panic=-1" >/dev/null 2>&1 &
 	pid=$!
 	for i in $(seq 150); do
 		if ! kill -0 "$pid" 2>/dev/null; then
@@ -319,8 +346,9 @@ choose_accel() {
 #   fast and it hangs in soft lockups. The host kernel knows the rate: with
 #   a constant TSC it times its delays by the TSC, and its bogomips are then
 #   the TSC's kHz / 500.
+# Neither applies to an arm64 guest, whose timer is the CPU's own.
 tcg_kernel_args() {
-	[ "$accel" = tcg ] || return 0
+	[ "$accel" = tcg ] && [ "$arch" = amd64 ] || return 0
 	printf ' no_timer_check'
 	[ "$(uname -m)" = x86_64 ] || return 0
 	grep -q -m 1 '^flags.* constant_tsc' /proc/cpuinfo || return 0
@@ -330,7 +358,7 @@ tcg_kernel_args() {
 # qemu_args: the machine. vCPUs, CPU model, memory and the translation-block
 # cache were chosen by timing the guest's DKMS build (vmtest/qemu/README.md).
 qemu_args() {
-	local mem=${APEX_MEM:-2048} accel_opt=$accel n dev cmdline iommu_dev=()
+	local mem=${APEX_MEM:-2048} accel_opt=$accel n dev cmdline iommu_dev=() cpu
 	[ "$accel" != tcg ] || [ -z "${APEX_TB_SIZE:-}" ] || accel_opt+=",tb-size=$APEX_TB_SIZE"
 	# The IOMMU comes before the devices behind it. caching-mode: the
 	# guest announces every mapping it makes, which is how QEMU learns
@@ -338,10 +366,18 @@ qemu_args() {
 	# takes effect before the driver's dma_unmap returns, not in a later
 	# batch, so memory a driver released is gone from the chip's view.
 	[ "$iommu" = 0 ] || iommu_dev=(-device intel-iommu,caching-mode=on)
+	# arm64 under TCG: the most capable CPU, whose MMU has 4, 16 and 64 KiB
+	# pages, with QEMU's own pointer authentication, much cheaper to
+	# emulate than the architected one.
+	case $arch-$accel in
+	amd64-*) cpu=${APEX_CPU:-qemu64} ;;
+	arm64-tcg) cpu=${APEX_CPU:-max,pauth-impdef=on} ;;
+	arm64-kvm) cpu=${APEX_CPU:-host} ;;
+	esac
 	args=(
-		-machine q35,memory-backend=mem -accel "$accel_opt"
+		-machine "$machine,memory-backend=mem" -accel "$accel_opt"
 		"${iommu_dev[@]}"
-		-cpu "${APEX_CPU:-qemu64}" -smp "${APEX_SMP:-2}" -m "${mem}M"
+		-cpu "$cpu" -smp "${APEX_SMP:-2}" -m "${mem}M"
 		-object "memory-backend-memfd,id=mem,size=${mem}M,share=on"
 		-nodefaults -no-user-config -display none
 		-chardev "file,id=con,append=on,path=$(qpath "$run_dir/console.log")"
@@ -356,7 +392,7 @@ qemu_args() {
 	[ -z "$test_disk" ] ||
 		args+=(-drive "file=$(qpath "$test_disk"),format=raw,if=virtio,readonly=on")
 	if [ -n "$kernel" ]; then
-		cmdline="root=/dev/vda rw console=ttyS0$(tcg_kernel_args)"
+		cmdline="root=/dev/vda rw console=$console$(tcg_kernel_args)"
 		# reboot=force: the power-off skips machine_shutdown(), which
 		# would turn the IOMMU's translation off. QEMU then maps all of
 		# the guest's RAM for every chip at once, and one whose apexsim
@@ -384,7 +420,7 @@ qemu_args() {
 }
 
 start_qemu() {
-	in_root qemu-system-x86_64 "${args[@]}" >>"$run_dir/qemu.log" 2>&1 &
+	in_root "$qemu_system" "${args[@]}" >>"$run_dir/qemu.log" 2>&1 &
 	qemu_pid=$!
 	timeline "qemu start"
 }
@@ -497,11 +533,12 @@ main() {
 	bind_dir "$run_dir"
 	bind_dir "$sock_dir"
 	make_overlay
+	machine_args
 	choose_accel
 	: >"$run_dir/apexsim.status"
 	start_sims
 	qemu_args
-	printf '%q ' qemu-system-x86_64 "${args[@]}" >"$run_dir/qemu.cmdline"
+	printf '%q ' "$qemu_system" "${args[@]}" >"$run_dir/qemu.cmdline"
 	run_guest
 }
 

@@ -14,9 +14,10 @@ re_escape() {
 }
 
 # status_says_installed OUT VERSION KERNEL: `dkms status` output OUT has apex
-# VERSION installed for KERNEL (dkms 2.8 writes "apex, V, K", 3.x "apex/V, K").
+# VERSION installed for KERNEL (dkms 2.8 writes "apex, V, K", 3.x "apex/V, K")
+# and this machine (x86_64, aarch64).
 status_says_installed() {
-	grep -Eq "^apex[/,] ?$(re_escape "$2"), $(re_escape "$3"), x86_64: installed( \(.*\))?$" \
+	grep -Eq "^apex[/,] ?$(re_escape "$2"), $(re_escape "$3"), $(uname -m): installed( \(.*\))?$" \
 		<<<"$1"
 }
 
@@ -254,7 +255,7 @@ modules_rebuilt() {
 		f=$(compgen -G "/lib/modules/$k/updates/dkms/$m.ko*") || fail "no $m.ko* for $k"
 		[ "$(stat -c %Y "$f")" -gt "$before" ] ||
 			fail "$f is not newer than before the upgrade"
-		built=/var/lib/dkms/apex/$new/$k/x86_64/module/$(basename "$f")
+		built=/var/lib/dkms/apex/$new/$k/$(uname -m)/module/$(basename "$f")
 		[ -f "$built" ] ||
 			fail "dkms kept no $built: $(ls -R "/var/lib/dkms/apex/$new" 2>&1)"
 		cmp -s "$f" "$built" || fail "$f differs from $new's build $built"

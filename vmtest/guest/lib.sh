@@ -169,19 +169,25 @@ node_ok() {
 	expect_eq "stat $APEX_DEV" "$(stat -c '%U:%G %a' "$APEX_DEV")" "root:apex 660"
 }
 
-# The name is udev's ID_PATH of the slot: pci-ADDR on a PC, with the host
-# bridge in front on arm64 boards and QEMU's virt machine
-# (platform-4010000000.pcie-pci-ADDR).
-by_path_ok() {
-	local addr link found=()
-	addr=$(chip_addr)
-	[ -n "$addr" ] || fail "no $APEX_PCI_ID in lspci"
+# by_path_link ADDR NODE: the one /dev/apex/by-path/ link of the chip at PCI
+# ADDR leads to NODE. Its name is udev's ID_PATH of the slot: pci-ADDR on
+# a PC, with the host bridge in front on arm64 boards and QEMU's virt
+# machine (platform-4010000000.pcie-pci-ADDR).
+by_path_link() {
+	local addr=$1 node=$2 link found=()
 	for link in /dev/apex/by-path/pci-"$addr" /dev/apex/by-path/*-pci-"$addr"; do
 		[ ! -L "$link" ] || found+=("$link")
 	done
 	[ "${#found[@]}" = 1 ] ||
 		fail "want one symlink ending in pci-$addr: $(ls -la /dev/apex/ /dev/apex/by-path/ 2>&1)"
-	expect_eq "readlink -f ${found[0]}" "$(readlink -f "${found[0]}")" "$APEX_DEV"
+	expect_eq "readlink -f ${found[0]}" "$(readlink -f "${found[0]}")" "$node"
+}
+
+by_path_ok() {
+	local addr
+	addr=$(chip_addr)
+	[ -n "$addr" ] || fail "no $APEX_PCI_ID in lspci"
+	by_path_link "$addr" "$APEX_DEV"
 }
 
 no_world_nodes() {
@@ -283,7 +289,7 @@ reload_modules() {
 export -f fail expect_eq wait_until ctl sysattr chip_get chip_is wait_chip chip_cmd \
 	kmsg_mark dmesg_after dmesg_logged irq_count irq_count_above hwmon_dir \
 	module_loaded modules_loaded \
-	chip_addr iommu_as_booted node_ok by_path_ok no_world_nodes lspci_shows_chip driver_in_use \
+	chip_addr iommu_as_booted node_ok by_path_link by_path_ok no_world_nodes lspci_shows_chip driver_in_use \
 	chips_without_driver \
 	sysfs_sane open_as dmesg_clean no_failed_units reload_modules
 

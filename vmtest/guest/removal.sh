@@ -26,15 +26,12 @@ node_is_chip() {
 
 # two_chips: both nodes, each with its by-path link, each its own apexsim.
 two_chips() {
-	local n addr link
+	local n
 	for n in 0 1; do
 		[ -c "/dev/apex_$n" ] || fail "/dev/apex_$n is missing"
 		expect_eq "stat /dev/apex_$n" "$(stat -c '%U:%G %a' "/dev/apex_$n")" \
 			"root:apex 660"
-		addr=$(node_attr "apex_$n" pci_address)
-		link=/dev/apex/by-path/pci-$addr
-		[ -L "$link" ] || fail "$link is not a symlink: $(ls -l /dev/apex/by-path/ 2>&1)"
-		expect_eq "readlink -f $link" "$(readlink -f "$link")" "/dev/apex_$n"
+		by_path_link "$(node_attr "apex_$n" pci_address)" "/dev/apex_$n"
 		node_is_chip "$n"
 	done
 	[ "$(lspci -n -d "$APEX_PCI_ID" | wc -l)" = 2 ] ||

@@ -76,6 +76,7 @@ fi
 sleep "${FAKE_SLEEP:-3}"
 EOF
 chmod +x "$work/bin/"*
+ln -s qemu-system-x86_64 "$work/bin/qemu-system-aarch64"
 : >"$work/base.img"
 : >"$work/seed.img"
 
@@ -118,6 +119,8 @@ FAKE_TAP='# apex-vmtest: stage3 start\n# apex-vmtest: request kill-apexsim 1\n'"
 FAKE_TAP='# apex-vmtest: stage3 start\n# apex-vmtest: request power-cycle\n' \
 	FAKE_TAP_NEXT='# apex-vmtest: stage4 start\nok 1 - y\n' FAKE_SLEEP=0 launch instant &
 FAKE_TAP='ok 1 - x\n' FAKE_SLEEP=0 launch iommu --iommu --kernel "$work/base.img" &
+FAKE_TAP='ok 1 - x\n' FAKE_SLEEP=0 launch arm64 --arch arm64 --kernel "$work/base.img" &
+launch arm64-iommu --arch arm64 --iommu --kernel "$work/base.img" &
 wait
 
 result "$(cat "$work/killed.rc")" "launch.sh: the guest powered off (fake QEMU exit 0)" \
@@ -202,6 +205,21 @@ result "$(awk '{
 	"$(cat "$work/iommu/qemu.cmdline")"
 result "$(grep -q intel-iommu "$work/clean/qemu.cmdline" && echo 1 || echo 0)" \
 	"launch.sh: no IOMMU without --iommu" "$(cat "$work/clean/qemu.cmdline")"
+
+# --arch arm64: QEMU's virt machine, its CPU and console; nothing of the PC's.
+result "$(cat "$work/arm64.rc")" "launch.sh --arch arm64: the guest powered off" \
+	"$(cat "$work/arm64.launch")"
+cmdline=$(tr -d '\\' <"$work/arm64/qemu.cmdline")	# without printf %q's quoting
+result "$(grep -q '^qemu-system-aarch64 .*-machine virt,gic-version=3,memory-backend=mem ' \
+	<<<"$cmdline" && grep -q -- '-cpu max,pauth-impdef=on ' <<<"$cmdline" &&
+	grep -q 'console=ttyAMA0' <<<"$cmdline" &&
+	! grep -Eq 'q35|qemu64|ttyS0|no_timer_check|tsc_early_khz' <<<"$cmdline" &&
+	echo 0 || echo 1)" \
+	"launch.sh --arch arm64: virt machine, max CPU with QEMU's pointer authentication, ttyAMA0" \
+	"$(cat "$work/arm64/qemu.cmdline")"
+result "$([ "$(cat "$work/arm64-iommu.rc")" != 0 ] &&
+	grep -q 'for --arch amd64 only' "$work/arm64-iommu.launch" && echo 0 || echo 1)" \
+	"launch.sh: --arch arm64 with --iommu is refused" "$(cat "$work/arm64-iommu.launch")"
 
 rm -f "$work/clean/apexsim.status"
 "$vmtest/check-run.sh" "$work/clean" 0 >"$work/clean.checks" 2>&1 || true

@@ -5,7 +5,8 @@
 KDIR   ?= /lib/modules/$(shell uname -r)/build
 SUITE  ?= bookworm
 SUITES ?= bullseye bookworm trixie trixie-backports forky
-# Cross builds for trixie's arm64 kernels (4 KiB and 16 KiB pages) in the compile matrix.
+# trixie's arm64 kernels (4 KiB and 16 KiB pages): cross builds in the
+# compile matrix, and arm64 guests (QEMU's virt machine) in vmtest-matrix.
 ARM64_SUITES ?= trixie-arm64 trixie-arm64-16k
 # Guests of vmtest-matrix (and so of make check): the same releases, and
 # the guest on the debug kernel (vmtest/debug-kernel). run-matrix.sh runs
@@ -13,8 +14,8 @@ ARM64_SUITES ?= trixie-arm64 trixie-arm64-16k
 # time (default 3); never timed, they keep this order: the two longest
 # first, the debug kernel's (on a fresh machine its kernel is built from
 # source before it boots) and trixie (which also installs and boots a
-# second kernel).
-VM_SUITES ?= debug-kernel trixie $(filter-out trixie,$(SUITES))
+# second kernel), then the other releases and the arm64 guests.
+VM_SUITES ?= debug-kernel trixie $(filter-out trixie,$(SUITES)) $(ARM64_SUITES)
 
 # forky and sid are published with short-lived Release files that the mirror
 # here lets expire; accepting them is a deliberate, documented choice.
@@ -38,7 +39,7 @@ help:
 	@echo "make compile-matrix  W=1 builds against every Debian kernel (SUITES=..., ARM64_SUITES=...)"
 	@echo "make vmtest          one guest run (SUITE=$(SUITE))"
 	@echo "make vmtest-matrix   guest runs of every suite (VM_SUITES=...)"
-	@echo "make vmtest-arm64    arm64 guests, 4 KiB and 16 KiB pages (ARM64_FLAVOURS=...)"
+	@echo "make vmtest-arm64    the arm64 guests, 4 KiB and 16 KiB pages (ARM64_SUITES=...)"
 	@echo "make vmtest-debug-kernel  the guest tests on a KASAN/lockdep/kmemleak/DMA-API/UBSAN kernel"
 	@echo "make bench           benchmarks in a guest, numbers under results/bench"
 	@echo "make bench-tcg       guest boot and DKMS build time per QEMU setting and guest count"
@@ -90,7 +91,7 @@ vmtest-matrix:
 	vmtest/run-matrix.sh $(VM_SUITES)
 
 vmtest-arm64:
-	vmtest/arm64/run.sh $(ARM64_FLAVOURS)
+	vmtest/run-matrix.sh $(ARM64_SUITES)
 
 vmtest-debug-kernel:
 	vmtest/debug-kernel/run.sh

@@ -102,7 +102,6 @@ run_step probe-check "${niced[@]}" make --no-print-directory probe-check
 run_step guest-tests "${niced[@]}" make --no-print-directory guest-tests
 run_step package-check "${niced[@]}" make --no-print-directory package-check
 run_step compile-matrix "${niced[@]}" make --no-print-directory compile-matrix
-run_step arm64-guests "${niced[@]}" make --no-print-directory vmtest-arm64
 run_step packaging-chroot "${niced[@]}" make --no-print-directory packaging-chroot \
 	PACKAGES_BUILT=1
 

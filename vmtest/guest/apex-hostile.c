@@ -452,7 +452,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dev = apex_dev_path(argc, argv);
-	page = (size_t)sysconf(_SC_PAGESIZE);
+	page = kernel_page();
 	fd_rw = open(dev, O_RDWR | O_CLOEXEC);
 	fd_rw2 = open(dev, O_RDWR | O_CLOEXEC);
 	fd_ro = open(dev, O_RDONLY | O_CLOEXEC);

@@ -176,7 +176,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dev = apex_dev_path(argc, argv);
-	page = (size_t)sysconf(_SC_PAGESIZE);
+	page = kernel_page();
 	fd = open(dev, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		tap_why("%s", strerror(errno));

@@ -249,7 +249,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dev = apex_dev_path(argc, argv);
-	page = (size_t)sysconf(_SC_PAGESIZE);
+	page = kernel_page();
 	tap_diag("running as uid %u", (unsigned)getuid());
 	tap_ok(getuid() != 0, "runs unprivileged (ownership is only enforced without CAP_SYS_ADMIN)");
 

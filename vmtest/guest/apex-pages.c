@@ -494,7 +494,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	c.dev = apex_dev_path(argc, argv);
-	c.page = (size_t)sysconf(_SC_PAGESIZE);
+	c.page = kernel_page();
 	c.kib = (unsigned int)(c.page / 1024);
 	c.group = (unsigned int)(c.page / APEX_PAGE);
 	tap_diag("kernel pages of %u KiB: %u device entries of 4 KiB each",

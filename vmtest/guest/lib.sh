@@ -299,25 +299,26 @@ export -f fail expect_eq wait_until ctl sysattr chip_get chip_is wait_chip chip_
 # apex-demo: vgem loaded where the kernel has it (the only dma-buf exporter
 # 5.10 and 6.1 build) and debugfs mounted (dma_buf/bufinfo counts buffers).
 run_device_programs() {
-	local f=$1 ids small_pages=1
+	local f=$1 ids page small_pages=1
 	# apex-ioctl's table of bad input and apex-demo's walk through the
 	# driver's calls use device addresses, sizes and dma-buf page counts of
 	# 4 KiB, the Coral runtime's page, which a kernel with larger pages
 	# refuses (gasket.h, "Pages"); apex-pages checks those calls there.
-	[ "$(getconf PAGESIZE)" = 4096 ] || small_pages=0
+	page=$(getconf PAGESIZE)
+	[ "$page" = 4096 ] || small_pages=0
 	if [ "$small_pages" = 1 ]; then
 		tap_prog -t $((300 * f)) apex-ioctl "$APEX_TESTS/apex-ioctl" "$APEX_DEV"
 	else
-		tap_skip apex-ioctl "its table is written for 4 KiB pages; this kernel's are $(getconf PAGESIZE) bytes"
+		tap_skip apex-ioctl "its table is written for 4 KiB pages; this kernel's are $page bytes"
 	fi
 	tap_prog -t $((120 * f)) apex-mmap "$APEX_TESTS/apex-mmap" "$APEX_DEV"
 	tap_prog -t $((120 * f)) apex-pages "$APEX_TESTS/apex-pages" "$APEX_DEV"
-	if [ "$(getconf PAGESIZE)" != 4096 ]; then
+	if [ "$small_pages" = 0 ]; then
 		# The kernel says which windows it refuses with these pages, and why.
 		tap_check "probe logged that 0x44000 and 0x48000 cannot be mapped with these pages" \
 			bash -c 'for w in 0x44000 0x48000; do
-				dmesg | grep -q "window $w cannot be mapped with $(($(getconf PAGESIZE) / 1024)) KiB pages" || exit 1
-			done'
+				dmesg | grep -q "window $w cannot be mapped with $1 KiB pages" || exit 1
+			done' sh $((page / 1024))
 		tap_check "the refused mmap() was logged with the process" bash -c \
 			'dmesg | grep -Eq "apex-pages\[[0-9]+\]: mmap\(\) of BAR2 window 0x44000 refused"'
 	fi
@@ -326,7 +327,7 @@ run_device_programs() {
 	if [ "$small_pages" = 1 ]; then
 		tap_prog -t $((300 * f)) apex-demo "$APEX_TESTS/apex-demo" --tap "$APEX_DEV"
 	else
-		tap_skip "apex-demo --tap" "its calls are written for 4 KiB pages; this kernel's are $(getconf PAGESIZE) bytes"
+		tap_skip "apex-demo --tap" "its calls are written for 4 KiB pages; this kernel's are $page bytes"
 	fi
 	tap_prog -t $((120 * f)) apex-owner runuser -u tpuuser -- "$APEX_TESTS/apex-owner" "$APEX_DEV"
 	tap_prog -t $((120 * f)) apex-exit "$APEX_TESTS/apex-exit" "$APEX_DEV"
